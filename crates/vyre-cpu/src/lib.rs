@@ -1,0 +1,1 @@
+//! vyre cpu backend.

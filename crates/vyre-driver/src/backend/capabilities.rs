@@ -1,0 +1,98 @@
+//! What a device can do, as its backend measured it at start-up.
+
+use std::fmt;
+
+use crate::megakernel_execution::MegakernelDeviceCapabilities;
+
+/// Which backend implementation drives a device.
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Hash, PartialOrd, Ord)]
+pub enum BackendKind {
+    /// Multi-threaded CPU.
+    Cpu,
+    /// wgpu (WGSL kernels) over Vulkan, Metal, DX12 or lavapipe.
+    Wgpu,
+    /// CUDA (NVRTC-compiled kernels, cooperative launch).
+    Cuda,
+}
+
+impl BackendKind {
+    /// Every backend, best first: the order `auto` tries them in.
+    pub const PREFERENCE: [Self; 3] = [Self::Cuda, Self::Wgpu, Self::Cpu];
+
+    /// The lower-case name used on command lines and in reports.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Cpu => "cpu",
+            Self::Wgpu => "wgpu",
+            Self::Cuda => "cuda",
+        }
+    }
+}
+
+impl fmt::Display for BackendKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Everything the engine needs to know about a device to plan waves on it.
+///
+/// Backends fill this from the device itself (adapter limits, occupancy
+/// queries, free memory, a launch-overhead calibration); nothing here is a
+/// guess.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeviceCapabilities {
+    /// Which backend drives the device.
+    pub backend: BackendKind,
+    /// Human-readable device name (adapter name, GPU model, CPU threads).
+    pub device_name: String,
+    /// Whether every resident workgroup can synchronize inside one launch,
+    /// which a `FusedWave` needs.
+    pub megakernel: MegakernelDeviceCapabilities,
+    /// Largest workgroup width in x.
+    pub max_workgroup_size_x: u32,
+    /// Largest number of workgroups in one dispatch dimension.
+    pub max_compute_workgroups_per_dimension: u32,
+    /// Largest number of invocations in one workgroup.
+    pub max_compute_invocations_per_workgroup: u32,
+    /// Lanes per subgroup (warp); 1 on the CPU.
+    pub subgroup_size: u32,
+    /// How many workgroups of the persistent (fused) kernel, at the width it
+    /// is compiled for, can be resident at once. 0 when the device has no
+    /// device-wide barrier.
+    pub resident_workgroups: u32,
+    /// Workgroup width the persistent kernel is compiled for (0 when absent).
+    pub resident_workgroup_size: u32,
+    /// Bytes of device memory the engine may plan for.
+    pub memory_budget_bytes: u64,
+    /// Largest single buffer binding; edge arrays larger than this are split.
+    pub max_binding_bytes: u64,
+    /// Most edge segments one kernel can bind.
+    pub max_edge_segments: u32,
+    /// Width of a row offset on the device: 4 (u32) or 8 (u64) bytes.
+    pub offset_bytes: u32,
+    /// Whether reading results back needs a host-visible staging buffer of
+    /// its own (wgpu does; CUDA copies straight to host memory).
+    pub needs_readback_staging: bool,
+    /// Measured cost of one empty launch plus synchronisation, in ns.
+    pub launch_overhead_ns: f64,
+    /// Whether per-dispatch device timestamps are available.
+    pub device_timestamps: bool,
+}
+
+impl DeviceCapabilities {
+    /// Largest edge count the device can address: offsets of `offset_bytes`
+    /// width, `max_edge_segments` bindings of `max_binding_bytes`.
+    #[must_use]
+    pub fn max_edges(&self) -> u64 {
+        let by_index = if self.offset_bytes >= 8 {
+            u64::MAX / 4
+        } else {
+            u64::from(u32::MAX)
+        };
+        let by_binding =
+            (self.max_binding_bytes / 4).saturating_mul(u64::from(self.max_edge_segments));
+        by_index.min(by_binding)
+    }
+}

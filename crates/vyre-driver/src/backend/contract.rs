@@ -1,0 +1,63 @@
+//! The [`Backend`] trait.
+
+use vyre_graph::Graph;
+
+use super::{BackendError, DeviceCapabilities, DeviceLayout, WaveCommand, WaveReport};
+
+/// One device, driven by the wave engine.
+///
+/// Call order: [`Backend::upload`] once per graph, then for each search
+/// [`Backend::begin_search`], [`Backend::run_wave`] until a report shows an
+/// empty frontier, and [`Backend::read_depths`] / [`Backend::read_parents`].
+/// A backend decides nothing: topology, grid, chain length and band all come
+/// in the [`WaveCommand`].
+pub trait Backend: Send {
+    /// What the device can do (measured when the backend was opened).
+    fn capabilities(&self) -> &DeviceCapabilities;
+
+    /// Upload `graph` into buffers of exactly the sizes `layout` gives,
+    /// replacing any graph uploaded before. Depth and parent arrays start
+    /// with every vertex unreached.
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError`] when an allocation or copy fails; nothing stays
+    /// allocated after an error.
+    fn upload(&mut self, graph: &Graph, layout: &DeviceLayout) -> Result<(), BackendError>;
+
+    /// Bytes of device (and staging) memory the backend holds right now.
+    fn allocated_bytes(&self) -> u64;
+
+    /// Start a search from `sources` (distinct, in range, checked by the
+    /// engine): every vertex unreached, then each source at depth 0 with
+    /// itself as parent, and the queue holding the sources.
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError`] when nothing is uploaded or the device fails.
+    fn begin_search(&mut self, sources: &[u32]) -> Result<(), BackendError>;
+
+    /// Run one command and report what it measured.
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError`] when the command cannot run on this device (for
+    /// example `FusedWave` without a device-wide barrier, or a grid larger
+    /// than can be resident) or the device fails.
+    fn run_wave(&mut self, command: &WaveCommand) -> Result<WaveReport, BackendError>;
+
+    /// Copy the depth of every vertex into `out` (`u32::MAX` = unreached).
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError`] when `out` has the wrong length or the copy fails.
+    fn read_depths(&mut self, out: &mut [u32]) -> Result<(), BackendError>;
+
+    /// Copy the BFS-tree parent of every vertex into `out` (a source is its
+    /// own parent; `u32::MAX` = unreached).
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError`] when `out` has the wrong length or the copy fails.
+    fn read_parents(&mut self, out: &mut [u32]) -> Result<(), BackendError>;
+}

@@ -1,0 +1,235 @@
+//! The device byte layout of a graph and its BFS state.
+//!
+//! The layout is computed before anything is allocated, planned against the
+//! device's budget by the engine, and then allocated by the backend exactly as
+//! written here: no buffer a backend creates is larger than its entry, so the
+//! bytes a backend holds never exceed the plan.
+
+use vyre_graph::Graph;
+
+use super::{BackendError, BackendErrorKind, DeviceCapabilities};
+
+/// Bytes of one per-level record in the level-history buffer.
+pub const LEVEL_RECORD_BYTES: u64 = 32;
+
+/// Bytes of the control block (counters, indirect-dispatch arguments, flags).
+pub const CONTROL_BYTES: u64 = 256;
+
+/// How an edge array is split across bindings.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+pub struct EdgeSegments {
+    /// Edges in every segment but the last (the last holds the rest).
+    pub edges_per_segment: u64,
+    /// Number of segments (at least 1, even for an edgeless graph).
+    pub segment_count: u32,
+    /// Total edges.
+    pub edge_count: u64,
+}
+
+impl EdgeSegments {
+    fn plan(edge_count: u64, caps: &DeviceCapabilities) -> Result<Self, BackendError> {
+        // A multiple of 64 edges keeps every segment's byte size 256-aligned.
+        let per_binding = (caps.max_binding_bytes / 4) & !63;
+        if per_binding == 0 {
+            return Err(BackendError::new(format!(
+                "{} reports a {}-byte binding limit, too small for any edge segment. Fix: report the adapter's real max_storage_buffer_binding_size.",
+                caps.device_name, caps.max_binding_bytes
+            )));
+        }
+        if edge_count > caps.max_edges() {
+            return Err(BackendError::with_kind(
+                BackendErrorKind::OutOfMemory,
+                format!(
+                    "the graph has {edge_count} edges but {} ({}) addresses at most {}. Fix: use the cuda backend (64-bit offsets, no binding limit) or a smaller graph.",
+                    caps.device_name,
+                    caps.backend,
+                    caps.max_edges()
+                ),
+            ));
+        }
+        let segment_count = edge_count.div_ceil(per_binding).max(1);
+        Ok(Self {
+            edges_per_segment: per_binding.min(edge_count.max(1)),
+            segment_count: u32::try_from(segment_count).unwrap_or(u32::MAX),
+            edge_count,
+        })
+    }
+
+    /// Edges held by segment `index`.
+    #[must_use]
+    pub fn edges_in(&self, index: u32) -> u64 {
+        let start = self.edges_per_segment * u64::from(index);
+        self.edge_count
+            .saturating_sub(start)
+            .min(self.edges_per_segment)
+    }
+
+    /// Bytes of segment `index` (at least 4: empty bindings are not allowed).
+    #[must_use]
+    pub fn bytes_of(&self, index: u32) -> u64 {
+        (self.edges_in(index) * 4).max(4)
+    }
+
+    /// Bytes of all segments together.
+    #[must_use]
+    pub fn total_bytes(&self) -> u64 {
+        (0..self.segment_count).map(|i| self.bytes_of(i)).sum()
+    }
+}
+
+/// Every buffer one uploaded graph and its search state occupy on a device.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+pub struct DeviceLayout {
+    /// Vertices of the graph.
+    pub vertex_count: u32,
+    /// Stored (directed) edges of the graph.
+    pub edge_count: u64,
+    /// Width of one row offset on the device (4 or 8 bytes).
+    pub offset_bytes: u32,
+    /// Out-edge segments.
+    pub out_edges: EdgeSegments,
+    /// In-edge segments for directed graphs; `None` when the graph is
+    /// symmetric and bottom-up kernels read the out-edges.
+    pub in_edges: Option<EdgeSegments>,
+    /// Most levels one command may run (chains and fused waves); sizes the
+    /// level-history buffer.
+    pub max_levels_per_command: u32,
+    /// Whether a host-visible staging buffer is part of the layout.
+    pub readback_staging: bool,
+}
+
+/// The layout's bytes in the form [`crate::megakernel_execution`] plans with.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+pub struct LayoutBytes {
+    /// Resident bytes per vertex (offsets, depth, parent).
+    pub bytes_per_node: u64,
+    /// Resident bytes per edge (targets, and in-edge targets when directed).
+    pub bytes_per_edge: u64,
+    /// Frontier queues and bitmaps.
+    pub frontier_bytes: u64,
+    /// Control block, level history, and the fixed remainder (the closing
+    /// row offsets, padding of empty buffers).
+    pub scratch_bytes: u64,
+    /// Host-visible readback staging.
+    pub output_bytes: u64,
+}
+
+impl DeviceLayout {
+    /// Lay out `graph` for a device with `caps`.
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError`] when the graph has more edges than the device can
+    /// address or the device reports unusable limits.
+    pub fn for_graph(
+        graph: &Graph,
+        caps: &DeviceCapabilities,
+        max_levels_per_command: u32,
+    ) -> Result<Self, BackendError> {
+        if caps.offset_bytes != 4 && caps.offset_bytes != 8 {
+            return Err(BackendError::new(format!(
+                "{} reports {}-byte row offsets. Fix: a backend must use 4- or 8-byte offsets.",
+                caps.device_name, caps.offset_bytes
+            )));
+        }
+        let out_edges = EdgeSegments::plan(graph.edge_count(), caps)?;
+        let in_edges = if graph.is_symmetric() {
+            None
+        } else {
+            Some(EdgeSegments::plan(graph.edge_count(), caps)?)
+        };
+        Ok(Self {
+            vertex_count: graph.vertex_count(),
+            edge_count: graph.edge_count(),
+            offset_bytes: caps.offset_bytes,
+            out_edges,
+            in_edges,
+            max_levels_per_command: max_levels_per_command.max(1),
+            readback_staging: caps.needs_readback_staging,
+        })
+    }
+
+    fn vertex_words(&self) -> u64 {
+        u64::from(self.vertex_count).max(1)
+    }
+
+    /// Bytes of one row-offset array.
+    #[must_use]
+    pub fn offsets_bytes(&self) -> u64 {
+        (u64::from(self.vertex_count) + 1) * u64::from(self.offset_bytes)
+    }
+
+    /// Bytes of one per-vertex `u32` array (depth, parent, one queue).
+    #[must_use]
+    pub fn vertex_array_bytes(&self) -> u64 {
+        self.vertex_words() * 4
+    }
+
+    /// Bytes of one frontier bitmap (one bit per vertex, whole `u32` words).
+    #[must_use]
+    pub fn bitmap_bytes(&self) -> u64 {
+        u64::from(self.vertex_count).div_ceil(32).max(1) * 4
+    }
+
+    /// Bytes of the control block.
+    #[must_use]
+    pub fn control_bytes(&self) -> u64 {
+        CONTROL_BYTES
+    }
+
+    /// Bytes of the level-history buffer.
+    #[must_use]
+    pub fn history_bytes(&self) -> u64 {
+        u64::from(self.max_levels_per_command) * LEVEL_RECORD_BYTES
+    }
+
+    /// Bytes of the host-visible staging buffer (0 when not needed): large
+    /// enough for one per-vertex array or the level history.
+    #[must_use]
+    pub fn staging_bytes(&self) -> u64 {
+        if self.readback_staging {
+            self.vertex_array_bytes().max(self.history_bytes())
+        } else {
+            0
+        }
+    }
+
+    /// Every byte of the layout: graph, depth and parent, two queues, two
+    /// bitmaps, control, history and staging.
+    #[must_use]
+    pub fn total_bytes(&self) -> u64 {
+        let graph = self.offsets_bytes() + self.out_edges.total_bytes();
+        let reverse = self
+            .in_edges
+            .map_or(0, |s| self.offsets_bytes() + s.total_bytes());
+        graph
+            + reverse
+            + 2 * self.vertex_array_bytes()
+            + 2 * self.vertex_array_bytes()
+            + 2 * self.bitmap_bytes()
+            + self.control_bytes()
+            + self.history_bytes()
+            + self.staging_bytes()
+    }
+
+    /// The same bytes split the way the execution planner takes them; the
+    /// parts add up to [`Self::total_bytes`] exactly.
+    #[must_use]
+    pub fn planner_bytes(&self) -> LayoutBytes {
+        let directions: u64 = if self.in_edges.is_some() { 2 } else { 1 };
+        let n = u64::from(self.vertex_count);
+        let bytes_per_node = directions * u64::from(self.offset_bytes) + 8;
+        let bytes_per_edge = directions * 4;
+        let frontier_bytes = 2 * self.vertex_array_bytes() + 2 * self.bitmap_bytes();
+        let output_bytes = self.staging_bytes();
+        let proportional = n * bytes_per_node + self.edge_count * bytes_per_edge;
+        let scratch_bytes = self.total_bytes() - proportional - frontier_bytes - output_bytes;
+        LayoutBytes {
+            bytes_per_node,
+            bytes_per_edge,
+            frontier_bytes,
+            scratch_bytes,
+            output_bytes,
+        }
+    }
+}

@@ -1,0 +1,180 @@
+//! Compressed sparse rows: the one graph layout every backend uploads.
+
+use crate::GraphError;
+
+/// A graph's out-edges in compressed sparse row form.
+///
+/// `offsets` has `vertex_count + 1` entries, starts at 0, never decreases and
+/// ends at `targets.len()`; the out-neighbours of `v` are
+/// `targets[offsets[v]..offsets[v + 1]]`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Csr {
+    offsets: Vec<u64>,
+    targets: Vec<u32>,
+}
+
+impl Csr {
+    /// Wrap existing arrays after checking that they form a valid CSR.
+    ///
+    /// # Errors
+    ///
+    /// [`GraphError::InvalidCsr`] when the offsets are not monotone, do not
+    /// start at 0 or end at `targets.len()`, or a target is out of range.
+    pub fn from_parts(offsets: Vec<u64>, targets: Vec<u32>) -> Result<Self, GraphError> {
+        let invalid = |reason: String| Err(GraphError::InvalidCsr { reason });
+        let Some((&first, &last)) = offsets.first().zip(offsets.last()) else {
+            return invalid("offsets are empty (a graph of n vertices needs n + 1)".into());
+        };
+        if first != 0 {
+            return invalid(format!("offsets start at {first}, not 0"));
+        }
+        if last != targets.len() as u64 {
+            return invalid(format!(
+                "offsets end at {last} but there are {} targets",
+                targets.len()
+            ));
+        }
+        let vertex_count = offsets.len() - 1;
+        if vertex_count > u32::MAX as usize {
+            return invalid(format!("{vertex_count} vertices do not fit u32 ids"));
+        }
+        if let Some(w) = offsets.windows(2).position(|w| w[0] > w[1]) {
+            return invalid(format!("offsets decrease at vertex {w}"));
+        }
+        if let Some(&t) = targets.iter().find(|&&t| t as usize >= vertex_count) {
+            return invalid(format!(
+                "target {t} is out of range for {vertex_count} vertices"
+            ));
+        }
+        Ok(Self { offsets, targets })
+    }
+
+    /// Number of vertices.
+    #[must_use]
+    pub fn vertex_count(&self) -> u32 {
+        // from_parts guarantees this fits.
+        self.offsets.len().saturating_sub(1) as u32
+    }
+
+    /// Number of (directed) edges stored.
+    #[must_use]
+    pub fn edge_count(&self) -> u64 {
+        self.targets.len() as u64
+    }
+
+    /// Row offsets, `vertex_count + 1` entries.
+    #[must_use]
+    pub fn offsets(&self) -> &[u64] {
+        &self.offsets
+    }
+
+    /// Edge targets, grouped by source vertex.
+    #[must_use]
+    pub fn targets(&self) -> &[u32] {
+        &self.targets
+    }
+
+    /// Out-neighbours of `v`.
+    ///
+    /// # Panics
+    ///
+    /// When `v` is not a vertex of this graph.
+    #[must_use]
+    pub fn neighbors(&self, v: u32) -> &[u32] {
+        let v = v as usize;
+        &self.targets[self.offsets[v] as usize..self.offsets[v + 1] as usize]
+    }
+
+    /// Out-degree of `v`.
+    ///
+    /// # Panics
+    ///
+    /// When `v` is not a vertex of this graph.
+    #[must_use]
+    pub fn degree(&self, v: u32) -> u64 {
+        let v = v as usize;
+        self.offsets[v + 1] - self.offsets[v]
+    }
+
+    /// Give back the arrays.
+    #[must_use]
+    pub fn into_parts(self) -> (Vec<u64>, Vec<u32>) {
+        (self.offsets, self.targets)
+    }
+}
+
+/// A graph ready for search: its out-edges and, for directed graphs, its
+/// in-edges (which bottom-up kernels scan).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Graph {
+    out_edges: Csr,
+    in_edges: Option<Csr>,
+}
+
+impl Graph {
+    /// An undirected graph: every edge is stored in both directions, so the
+    /// in-edges are the out-edges.
+    #[must_use]
+    pub fn symmetric(edges: Csr) -> Self {
+        Self {
+            out_edges: edges,
+            in_edges: None,
+        }
+    }
+
+    /// A directed graph with its reverse (in-edge) CSR.
+    ///
+    /// # Errors
+    ///
+    /// [`GraphError::InvalidCsr`] when the two do not have the same vertex and
+    /// edge counts.
+    pub fn directed(out_edges: Csr, in_edges: Csr) -> Result<Self, GraphError> {
+        if out_edges.vertex_count() != in_edges.vertex_count()
+            || out_edges.edge_count() != in_edges.edge_count()
+        {
+            return Err(GraphError::InvalidCsr {
+                reason: format!(
+                    "reverse CSR has {} vertices and {} edges, the graph {} and {}",
+                    in_edges.vertex_count(),
+                    in_edges.edge_count(),
+                    out_edges.vertex_count(),
+                    out_edges.edge_count()
+                ),
+            });
+        }
+        Ok(Self {
+            out_edges,
+            in_edges: Some(in_edges),
+        })
+    }
+
+    /// Out-edges.
+    #[must_use]
+    pub fn out_edges(&self) -> &Csr {
+        &self.out_edges
+    }
+
+    /// In-edges (the out-edges themselves when the graph is symmetric).
+    #[must_use]
+    pub fn in_edges(&self) -> &Csr {
+        self.in_edges.as_ref().unwrap_or(&self.out_edges)
+    }
+
+    /// Whether every edge is stored in both directions.
+    #[must_use]
+    pub fn is_symmetric(&self) -> bool {
+        self.in_edges.is_none()
+    }
+
+    /// Number of vertices.
+    #[must_use]
+    pub fn vertex_count(&self) -> u32 {
+        self.out_edges.vertex_count()
+    }
+
+    /// Number of stored (directed) edges.
+    #[must_use]
+    pub fn edge_count(&self) -> u64 {
+        self.out_edges.edge_count()
+    }
+}

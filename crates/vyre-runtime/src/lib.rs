@@ -1,0 +1,3 @@
+//! vyre's wave engine: it sizes launch grids, caches plans, and drives any
+//! backend through BFS waves. It knows no GPU API.
+#![forbid(unsafe_code)]

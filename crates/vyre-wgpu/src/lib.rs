@@ -1,0 +1,1 @@
+//! vyre wgpu backend.
