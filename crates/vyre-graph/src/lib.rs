@@ -5,8 +5,11 @@
 //! about GPUs.
 #![forbid(unsafe_code)]
 
+pub mod bfs;
+pub mod build;
 pub mod csr;
 pub mod error;
+pub mod generate;
 
 pub use csr::{Csr, Graph};
 pub use error::GraphError;

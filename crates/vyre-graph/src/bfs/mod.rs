@@ -1,0 +1,5 @@
+//! Breadth-first search on the CPU.
+
+mod reference;
+
+pub use reference::{BfsTree, reference_bfs};

@@ -1,0 +1,5 @@
+//! Deterministic graph generators.
+
+mod simple;
+
+pub use simple::{chain, grid_2d, star};
