@@ -1,5 +1,7 @@
 //! The [`Backend`] trait.
 
+use std::sync::Arc;
+
 use vyre_graph::Graph;
 
 use super::{BackendError, DeviceCapabilities, DeviceLayout, WaveCommand, WaveReport};
@@ -17,13 +19,14 @@ pub trait Backend: Send {
 
     /// Upload `graph` into buffers of exactly the sizes `layout` gives,
     /// replacing any graph uploaded before. Depth and parent arrays start
-    /// with every vertex unreached.
+    /// with every vertex unreached. The graph comes shared so that a backend
+    /// whose device is host memory can keep it without a copy.
     ///
     /// # Errors
     ///
     /// [`BackendError`] when an allocation or copy fails; nothing stays
     /// allocated after an error.
-    fn upload(&mut self, graph: &Graph, layout: &DeviceLayout) -> Result<(), BackendError>;
+    fn upload(&mut self, graph: &Arc<Graph>, layout: &DeviceLayout) -> Result<(), BackendError>;
 
     /// Bytes of device (and staging) memory the backend holds right now.
     fn allocated_bytes(&self) -> u64;
