@@ -49,6 +49,13 @@ impl Csr {
         Ok(Self { offsets, targets })
     }
 
+    /// Wrap arrays the builder produced, which are valid by construction;
+    /// skips the O(m) scan of [`Csr::from_parts`].
+    pub(crate) fn from_built(offsets: Vec<u64>, targets: Vec<u32>) -> Self {
+        debug_assert!(Self::from_parts(offsets.clone(), targets.clone()).is_ok());
+        Self { offsets, targets }
+    }
+
     /// Number of vertices.
     #[must_use]
     pub fn vertex_count(&self) -> u32 {
