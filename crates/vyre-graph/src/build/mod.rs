@@ -98,7 +98,7 @@ pub fn transpose(csr: &Csr) -> Csr {
 }
 
 /// The out-edge CSR of an edge source under `options`.
-fn build_csr<S: EdgeSource + ?Sized>(
+pub(crate) fn build_csr<S: EdgeSource + ?Sized>(
     vertex_count: u32,
     edges: &S,
     options: BuildOptions,

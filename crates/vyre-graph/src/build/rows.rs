@@ -61,7 +61,10 @@ fn finish_chunk(
     let base = offsets[vertices.start];
     let mut write = 0usize;
     for v in vertices {
-        let (start, end) = ((offsets[v] - base) as usize, (offsets[v + 1] - base) as usize);
+        let (start, end) = (
+            (offsets[v] - base) as usize,
+            (offsets[v + 1] - base) as usize,
+        );
         let kept = finish_row(&mut chunk[start..end], dedup);
         if write != start {
             chunk.copy_within(start..start + kept, write);

@@ -105,7 +105,10 @@ pub(super) fn scatter<S: EdgeSource + ?Sized>(
         .zip(offsets.par_iter())
         .for_each(|(cursor, &start)| cursor.store(start, Relaxed));
 
-    let slots: Vec<AtomicU32> = (0..total as usize).into_par_iter().map(|_| AtomicU32::new(0)).collect();
+    let slots: Vec<AtomicU32> = (0..total as usize)
+        .into_par_iter()
+        .map(|_| AtomicU32::new(0))
+        .collect();
     blocks(m).for_each(|range| {
         for_each_stored(edges, range, options, |u, v| {
             let at = counts[u as usize].fetch_add(1, Relaxed);

@@ -54,3 +54,51 @@ pub fn grid_2d(width: u32, height: u32) -> Result<Graph, GraphError> {
     }
     build_graph(n, &edges, BuildOptions::UNDIRECTED)
 }
+
+/// Largest `n` that [`complete`] accepts: `n (n - 1)` stored edges must stay
+/// in the low billions.
+pub const COMPLETE_MAX_VERTICES: u32 = 1 << 16;
+
+/// Every vertex pair of `0..n` joined (undirected, no self-loops):
+/// `n (n - 1)` stored edges, diameter 1 (for `n >= 2`).
+///
+/// # Errors
+///
+/// [`GraphError::InvalidParameter`] when `n` exceeds
+/// [`COMPLETE_MAX_VERTICES`].
+pub fn complete(n: u32) -> Result<Graph, GraphError> {
+    if n > COMPLETE_MAX_VERTICES {
+        return Err(GraphError::parameter(
+            format!(
+                "a complete graph of {n} vertices stores {} edges",
+                u64::from(n) * u64::from(n.saturating_sub(1))
+            ),
+            format!("use at most {COMPLETE_MAX_VERTICES} vertices"),
+        ));
+    }
+    // Every ordered pair, loops dropped: already both directions.
+    let pairs = AllPairs(n);
+    let options = BuildOptions {
+        symmetrize: false,
+        ..BuildOptions::UNDIRECTED
+    };
+    Ok(Graph::symmetric(crate::build::build_csr(
+        n, &pairs, options,
+    )?))
+}
+
+/// The `n * n` ordered pairs `(i / n, i % n)`.
+struct AllPairs(u32);
+
+impl crate::build::EdgeSource for AllPairs {
+    fn edge_count(&self) -> u64 {
+        u64::from(self.0) * u64::from(self.0)
+    }
+
+    fn for_each_in(&self, range: std::ops::Range<u64>, mut visit: impl FnMut(u32, u32)) {
+        let n = u64::from(self.0);
+        for i in range {
+            visit((i / n) as u32, (i % n) as u32);
+        }
+    }
+}
