@@ -95,9 +95,10 @@ pub struct WaveCommand {
     /// device with the same width, `ceil(slots / width)` workgroups capped at
     /// [`LaunchShape::max_workgroups`]; a fused launch keeps its grid.
     pub launch: LaunchShape,
-    /// A multi-level command stops before running a level whose frontier has
-    /// more out-edges than this (the frontier left the band the command was
-    /// planned for), or when the frontier is empty.
+    /// A multi-level command always runs its first level; it stops before
+    /// running a later level whose frontier has more out-edges than this (the
+    /// frontier left the band the command was planned for), or when the
+    /// frontier is empty.
     pub band_max_frontier_edges: u64,
 }
 
