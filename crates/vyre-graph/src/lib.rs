@@ -10,6 +10,8 @@ pub mod build;
 pub mod csr;
 pub mod error;
 pub mod generate;
+pub mod teps;
+pub mod validate;
 
 pub use csr::{Csr, Graph};
 pub use error::GraphError;

@@ -7,7 +7,7 @@
 //! removed.
 
 mod kronecker;
-mod rng;
+pub(crate) mod rng;
 mod simple;
 mod uniform;
 mod union;
