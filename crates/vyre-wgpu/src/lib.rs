@@ -1,1 +1,32 @@
-//! vyre wgpu backend.
+//! vyre's wgpu backend: BFS waves as WGSL compute kernels on any adapter wgpu
+//! drives (Vulkan, Metal, DX12, and lavapipe on the CPU).
+//!
+//! Five per-wave kernels, one per topology (`shaders/wgsl/`): WarpSparse
+//! (a 32-lane virtual warp per frontier vertex), Sparse (edge-balanced push
+//! through a workgroup scan of degrees), Hybrid (light vertices per
+//! invocation, heavy ones per workgroup), Dense (bottom-up per vertex) and
+//! BlockDense (bottom-up by tiles of bitmap words staged in workgroup
+//! memory), plus queue/bitmap conversions and per-level bookkeeping.
+//!
+//! WGSL has no device-wide barrier, so this backend never runs a
+//! `FusedWave`; it chains levels instead: several levels recorded into one
+//! submission, each later level's dispatch sized on the device (indirect
+//! dispatch) from the previous level's frontier, and one readback per chain.
+//!
+//! No kernel lets one invocation loop long: lavapipe silently ends every
+//! loop after 65,535 iterations per invocation, so long adjacency lists are
+//! always walked by a whole warp or workgroup.
+
+mod backend;
+mod control;
+mod errors;
+mod kernels;
+mod memory_budget;
+mod open;
+mod readback;
+mod resident;
+mod wave;
+
+pub use backend::WgpuBackend;
+pub use memory_budget::{FALLBACK_BUDGET_BYTES, HEAP_SHARE_PERCENT};
+pub use open::WgpuOpenRequest;

@@ -1,0 +1,245 @@
+//! [`WgpuBackend`]: the [`Backend`] contract over one wgpu device.
+
+use std::sync::Arc;
+
+use vyre_driver::backend::{
+    Backend, BackendError, DeviceCapabilities, DeviceLayout, FrontierForm, WaveCommand, WaveReport,
+};
+use vyre_graph::Graph;
+
+use crate::control::COMMAND_WORDS;
+use crate::errors::{ErrorSink, from_wgpu, wait_idle};
+use crate::kernels::{Kernel, Kernels};
+use crate::open::{WgpuOpenRequest, open};
+use crate::readback::read_words;
+use crate::resident::{Resident, allocate, check_layout};
+use crate::wave::{WaveContext, run, validate};
+
+/// Width of the search-start kernels.
+const START_WIDTH: u32 = 256;
+
+/// A wgpu device running vyre's WGSL kernels.
+pub struct WgpuBackend {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    caps: DeviceCapabilities,
+    kernels: Kernels,
+    errors: ErrorSink,
+    binding_limit: u64,
+    timestamp_period_ns: f64,
+    resident: Option<Resident>,
+}
+
+impl std::fmt::Debug for WgpuBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WgpuBackend")
+            .field("device", &self.caps.device_name)
+            .field("allocated_bytes", &self.allocated_bytes())
+            .finish_non_exhaustive()
+    }
+}
+
+fn not_uploaded() -> BackendError {
+    BackendError::new("no graph is uploaded. Fix: call upload before searching.".to_string())
+}
+
+impl WgpuBackend {
+    /// Open the best wgpu adapter matching `request` (discrete GPU first, the
+    /// CPU's lavapipe last) and measure its capabilities, including the
+    /// launch overhead.
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError`] of kind `Unavailable` when no adapter matches or the
+    /// device cannot be opened.
+    pub fn open(request: &WgpuOpenRequest) -> Result<Self, BackendError> {
+        let opened = open(request)?;
+        Ok(Self {
+            device: opened.device,
+            queue: opened.queue,
+            caps: opened.caps,
+            kernels: opened.kernels,
+            errors: opened.errors,
+            binding_limit: opened.binding_limit,
+            timestamp_period_ns: opened.timestamp_period_ns,
+            resident: None,
+        })
+    }
+
+    /// Compute pipelines built so far (one per kernel and workgroup width).
+    #[must_use]
+    pub fn pipeline_count(&self) -> usize {
+        self.kernels.pipeline_count()
+    }
+
+    fn start_groups(&self, items: u32) -> u32 {
+        items
+            .div_ceil(START_WIDTH)
+            .clamp(1, self.caps.max_compute_workgroups_per_dimension)
+    }
+
+    /// Set every vertex unreached and, when `seed` holds, seed the sources
+    /// already written to queue 0 (`count` of them).
+    fn record_start(&mut self, count: u32, seed: bool) -> Result<(), BackendError> {
+        let Some(resident) = self.resident.as_ref() else {
+            return Err(not_uploaded());
+        };
+        let mut words = [0u32; COMMAND_WORDS];
+        words[crate::control::C_CUR_COUNT] = count;
+        self.queue
+            .write_buffer(&resident.control, 0, bytemuck::cast_slice(&words));
+        let n = resident.layout.vertex_count;
+        let reset_groups = self.start_groups(n);
+        let seed_groups = self.start_groups(count);
+        let reset = self
+            .kernels
+            .pipeline(&self.device, Kernel::ResetState, START_WIDTH);
+        let seed_pipeline = self
+            .kernels
+            .pipeline(&self.device, Kernel::SeedSources, START_WIDTH);
+        let resident = self.resident.as_ref().ok_or_else(not_uploaded)?;
+        let mut encoder = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("vyre search start"),
+            });
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("vyre search start"),
+                timestamp_writes: None,
+            });
+            pass.set_bind_group(0, &resident.state_groups[0], &[]);
+            if n > 0 {
+                pass.set_pipeline(&reset);
+                pass.dispatch_workgroups(reset_groups, 1, 1);
+            }
+            if seed && count > 0 {
+                pass.set_pipeline(&seed_pipeline);
+                pass.dispatch_workgroups(seed_groups, 1, 1);
+            }
+        }
+        self.queue.submit([encoder.finish()]);
+        Ok(())
+    }
+
+    fn read_vertex_array(&mut self, out: &mut [u32], parents: bool) -> Result<(), BackendError> {
+        let resident = self.resident.as_ref().ok_or_else(not_uploaded)?;
+        let n = resident.layout.vertex_count as usize;
+        if out.len() != n {
+            return Err(BackendError::new(format!(
+                "the output slice holds {} entries but the graph has {n} vertices. Fix: pass a slice of vertex_count entries.",
+                out.len()
+            )));
+        }
+        let source = if parents {
+            &resident.parent
+        } else {
+            &resident.depth
+        };
+        read_words(&self.device, &self.queue, source, &resident.staging, out)?;
+        self.errors.check("reading results back")
+    }
+}
+
+impl Backend for WgpuBackend {
+    fn capabilities(&self) -> &DeviceCapabilities {
+        &self.caps
+    }
+
+    fn upload(&mut self, graph: &Arc<Graph>, layout: &DeviceLayout) -> Result<(), BackendError> {
+        check_layout(graph, layout, self.binding_limit)?;
+        // Free the previous graph before allocating the next.
+        self.resident = None;
+        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let resident = allocate(
+            &self.device,
+            &self.queue,
+            &self.kernels,
+            graph,
+            layout,
+            self.caps.device_timestamps,
+        );
+        let validation_error = pollster::block_on(validation.pop());
+        let oom_error = pollster::block_on(oom.pop());
+        if let Some(error) = oom_error.or(validation_error) {
+            drop(resident);
+            return Err(from_wgpu(&error, "uploading the graph"));
+        }
+        self.resident = Some(resident);
+        let started = self.record_start(0, false);
+        let waited = wait_idle(&self.device, "uploading the graph");
+        let checked = self.errors.check("uploading the graph");
+        if let Err(error) = started.and(waited).and(checked) {
+            self.resident = None;
+            return Err(error);
+        }
+        Ok(())
+    }
+
+    fn allocated_bytes(&self) -> u64 {
+        self.resident.as_ref().map_or(0, |r| r.allocated)
+    }
+
+    fn begin_search(&mut self, sources: &[u32]) -> Result<(), BackendError> {
+        let resident = self.resident.as_mut().ok_or_else(not_uploaded)?;
+        let n = resident.layout.vertex_count;
+        if sources.is_empty() || sources.len() > n as usize {
+            return Err(BackendError::new(format!(
+                "a search needs 1 to {n} distinct sources, got {}. Fix: pass at least one source, each once.",
+                sources.len()
+            )));
+        }
+        let mut seen = vec![false; n as usize];
+        for &s in sources {
+            match seen.get_mut(s as usize) {
+                None => {
+                    return Err(BackendError::new(format!(
+                        "source {s} is not a vertex of this {n}-vertex graph. Fix: pass sources below {n}."
+                    )));
+                }
+                Some(true) => {
+                    return Err(BackendError::new(format!(
+                        "source {s} is given twice. Fix: pass each source once."
+                    )));
+                }
+                Some(slot) => *slot = true,
+            }
+        }
+        self.queue
+            .write_buffer(&resident.queues[0], 0, bytemuck::cast_slice(sources));
+        resident.current = 0;
+        resident.form = FrontierForm::Queue;
+        resident.searching = true;
+        let count = u32::try_from(sources.len()).unwrap_or(u32::MAX);
+        self.record_start(count, true)?;
+        self.errors.check("starting a search")
+    }
+
+    fn run_wave(&mut self, command: &WaveCommand) -> Result<WaveReport, BackendError> {
+        let resident = self.resident.as_mut().ok_or_else(not_uploaded)?;
+        let kernel = validate(command, &self.caps, resident)?;
+        let report = run(
+            WaveContext {
+                device: &self.device,
+                queue: &self.queue,
+                caps: &self.caps,
+                kernels: &mut self.kernels,
+                resident,
+                timestamp_period_ns: self.timestamp_period_ns,
+            },
+            command,
+            kernel,
+        )?;
+        self.errors.check("running a wave")?;
+        Ok(report)
+    }
+
+    fn read_depths(&mut self, out: &mut [u32]) -> Result<(), BackendError> {
+        self.read_vertex_array(out, false)
+    }
+
+    fn read_parents(&mut self, out: &mut [u32]) -> Result<(), BackendError> {
+        self.read_vertex_array(out, true)
+    }
+}

@@ -1,0 +1,73 @@
+//! Word indices of the control block and of the level history, mirrored from
+//! `shaders/wgsl/common.wgsl` and `shaders/wgsl/bookkeeping.wgsl`.
+
+use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
+
+/// Vertices in the current frontier.
+pub(crate) const C_CUR_COUNT: usize = 0;
+/// Depth of the current frontier.
+pub(crate) const C_LEVEL: usize = 4;
+/// Words 0..=15 are rewritten at the start of every command.
+pub(crate) const COMMAND_WORDS: usize = 16;
+/// Index of the first graph-constant word.
+pub(crate) const C_VERTEX_COUNT: usize = 16;
+/// Words 16..=19 are written at upload.
+pub(crate) const GRAPH_WORDS: usize = 4;
+
+/// Slot kinds understood by `level_begin` (see `slots_for`).
+fn slot_kind(topology: MegakernelExecutionTopology) -> u32 {
+    match topology {
+        MegakernelExecutionTopology::WarpSparseFrontier => 0,
+        MegakernelExecutionTopology::SparseFrontier
+        | MegakernelExecutionTopology::HybridFrontier
+        | MegakernelExecutionTopology::FusedWave => 1,
+        MegakernelExecutionTopology::DenseFrontier => 2,
+        MegakernelExecutionTopology::BlockDenseFrontier => 3,
+    }
+}
+
+/// Parameters of one command, written to control words 0..16 before it runs.
+pub(crate) struct CommandHeader {
+    /// Vertices in the frontier the command starts from.
+    pub frontier_len: u32,
+    /// Depth of that frontier.
+    pub level: u32,
+    /// Topology every level of the command runs.
+    pub topology: MegakernelExecutionTopology,
+    /// Cap of device-sized dispatches.
+    pub max_workgroups: u32,
+    /// Band limit on a level's frontier out-edges (u32 on this backend).
+    pub band_max_frontier_edges: u32,
+    /// Workgroup width of the level kernel.
+    pub width: u32,
+}
+
+impl CommandHeader {
+    /// The 16 command words, in control-block order.
+    pub(crate) fn words(&self) -> [u32; COMMAND_WORDS] {
+        let mut w = [0u32; COMMAND_WORDS];
+        w[C_CUR_COUNT] = self.frontier_len;
+        w[C_LEVEL] = self.level;
+        // next/edges/examined/stopped/cur_edges/conv/chain index start at 0.
+        w[9] = slot_kind(self.topology);
+        w[10] = self.max_workgroups;
+        w[11] = self.band_max_frontier_edges;
+        w[12] = self.width;
+        w
+    }
+}
+
+/// Graph constants, written to control words 16..20 at upload.
+pub(crate) fn graph_words(
+    vertex_count: u32,
+    out_per_segment: u32,
+    in_per_segment: u32,
+    record_base: u32,
+) -> [u32; GRAPH_WORDS] {
+    [
+        vertex_count,
+        out_per_segment.max(1),
+        in_per_segment.max(1),
+        record_base,
+    ]
+}

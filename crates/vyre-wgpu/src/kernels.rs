@@ -1,0 +1,250 @@
+//! The WGSL kernels, their bind-group layouts and the pipeline cache.
+//!
+//! Every kernel file in `shaders/wgsl/` is compiled with `common.wgsl`
+//! prepended. Pipelines are created once per (kernel, workgroup width); the
+//! width is the WGSL `override` constant `WG`, which also sizes the kernels'
+//! workgroup arrays.
+
+use std::collections::HashMap;
+
+use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
+
+const COMMON: &str = include_str!("../../../shaders/wgsl/common.wgsl");
+const BOOKKEEPING: &str = include_str!("../../../shaders/wgsl/bookkeeping.wgsl");
+const SEARCH_START: &str = include_str!("../../../shaders/wgsl/search_start.wgsl");
+const CONVERT: &str = include_str!("../../../shaders/wgsl/convert.wgsl");
+const WARP_SPARSE: &str = include_str!("../../../shaders/wgsl/warp_sparse.wgsl");
+const SPARSE: &str = include_str!("../../../shaders/wgsl/sparse.wgsl");
+const HYBRID: &str = include_str!("../../../shaders/wgsl/hybrid.wgsl");
+const DENSE: &str = include_str!("../../../shaders/wgsl/dense.wgsl");
+const BLOCK_DENSE: &str = include_str!("../../../shaders/wgsl/block_dense.wgsl");
+
+/// Edge-segment bindings each kernel declares per direction.
+pub(crate) const EDGE_SEGMENT_BINDINGS: u32 = 8;
+/// First binding of the out-edge segments (in-edge segments follow).
+pub(crate) const FIRST_SEGMENT_BINDING: u32 = 10;
+/// Storage buffers the kernels bind: 9 state buffers, both edge directions,
+/// and the level history.
+pub(crate) const STORAGE_BINDINGS: u32 = 9 + 2 * EDGE_SEGMENT_BINDINGS + 1;
+
+/// One compute entry point.
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
+pub(crate) enum Kernel {
+    LevelBegin,
+    LevelEnd,
+    Noop,
+    ResetState,
+    SeedSources,
+    QueueToBitmap,
+    BitmapToQueue,
+    WarpSparse,
+    Sparse,
+    Hybrid,
+    Dense,
+    BlockDense,
+}
+
+/// Source files a kernel module is built from.
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
+enum Module {
+    Bookkeeping,
+    SearchStart,
+    Convert,
+    WarpSparse,
+    Sparse,
+    Hybrid,
+    Dense,
+    BlockDense,
+}
+
+impl Module {
+    fn source(self) -> &'static str {
+        match self {
+            Self::Bookkeeping => BOOKKEEPING,
+            Self::SearchStart => SEARCH_START,
+            Self::Convert => CONVERT,
+            Self::WarpSparse => WARP_SPARSE,
+            Self::Sparse => SPARSE,
+            Self::Hybrid => HYBRID,
+            Self::Dense => DENSE,
+            Self::BlockDense => BLOCK_DENSE,
+        }
+    }
+}
+
+impl Kernel {
+    fn module(self) -> Module {
+        match self {
+            Self::LevelBegin | Self::LevelEnd | Self::Noop => Module::Bookkeeping,
+            Self::ResetState | Self::SeedSources => Module::SearchStart,
+            Self::QueueToBitmap | Self::BitmapToQueue => Module::Convert,
+            Self::WarpSparse => Module::WarpSparse,
+            Self::Sparse => Module::Sparse,
+            Self::Hybrid => Module::Hybrid,
+            Self::Dense => Module::Dense,
+            Self::BlockDense => Module::BlockDense,
+        }
+    }
+
+    fn entry_point(self) -> &'static str {
+        match self {
+            Self::LevelBegin => "level_begin",
+            Self::LevelEnd => "level_end",
+            Self::Noop => "noop",
+            Self::ResetState => "reset_state",
+            Self::SeedSources => "seed_sources",
+            Self::QueueToBitmap => "queue_to_bitmap",
+            Self::BitmapToQueue => "bitmap_to_queue",
+            Self::WarpSparse => "warp_sparse",
+            Self::Sparse => "sparse",
+            Self::Hybrid => "hybrid",
+            Self::Dense => "dense",
+            Self::BlockDense => "block_dense",
+        }
+    }
+
+    /// Whether the kernel binds the level history (group 1). Level kernels do
+    /// not: the history holds their indirect arguments.
+    fn uses_history(self) -> bool {
+        matches!(self, Self::LevelBegin | Self::LevelEnd)
+    }
+
+    /// Whether the kernel has a fixed width of one invocation.
+    pub(crate) fn single_invocation(self) -> bool {
+        matches!(self, Self::LevelBegin | Self::LevelEnd | Self::Noop)
+    }
+
+    /// The level kernel of a topology (`None` for `FusedWave`).
+    pub(crate) fn for_topology(topology: MegakernelExecutionTopology) -> Option<Self> {
+        match topology {
+            MegakernelExecutionTopology::WarpSparseFrontier => Some(Self::WarpSparse),
+            MegakernelExecutionTopology::SparseFrontier => Some(Self::Sparse),
+            MegakernelExecutionTopology::HybridFrontier => Some(Self::Hybrid),
+            MegakernelExecutionTopology::DenseFrontier => Some(Self::Dense),
+            MegakernelExecutionTopology::BlockDenseFrontier => Some(Self::BlockDense),
+            MegakernelExecutionTopology::FusedWave => None,
+        }
+    }
+}
+
+/// Bind-group layouts, pipeline layouts, shader modules and pipelines of one
+/// device.
+pub(crate) struct Kernels {
+    pub(crate) state_layout: wgpu::BindGroupLayout,
+    pub(crate) history_layout: wgpu::BindGroupLayout,
+    level_pipeline_layout: wgpu::PipelineLayout,
+    bookkeeping_pipeline_layout: wgpu::PipelineLayout,
+    empty_pipeline_layout: wgpu::PipelineLayout,
+    modules: HashMap<Module, wgpu::ShaderModule>,
+    pipelines: HashMap<(Kernel, u32), wgpu::ComputePipeline>,
+}
+
+fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+impl Kernels {
+    pub(crate) fn new(device: &wgpu::Device) -> Self {
+        let mut entries = vec![
+            storage_entry(0, false),
+            storage_entry(1, true),
+            storage_entry(2, true),
+        ];
+        entries.extend((3..=8).map(|b| storage_entry(b, false)));
+        entries.extend(
+            (0..2 * EDGE_SEGMENT_BINDINGS).map(|i| storage_entry(FIRST_SEGMENT_BINDING + i, true)),
+        );
+        let state_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("vyre state"),
+            entries: &entries,
+        });
+        let history_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("vyre history"),
+            entries: &[storage_entry(0, false)],
+        });
+        let level_pipeline_layout =
+            device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("vyre level kernels"),
+                bind_group_layouts: &[Some(&state_layout)],
+                immediate_size: 0,
+            });
+        let bookkeeping_pipeline_layout =
+            device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("vyre bookkeeping"),
+                bind_group_layouts: &[Some(&state_layout), Some(&history_layout)],
+                immediate_size: 0,
+            });
+        let empty_pipeline_layout =
+            device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("vyre empty"),
+                bind_group_layouts: &[],
+                immediate_size: 0,
+            });
+        Self {
+            state_layout,
+            history_layout,
+            level_pipeline_layout,
+            bookkeeping_pipeline_layout,
+            empty_pipeline_layout,
+            modules: HashMap::new(),
+            pipelines: HashMap::new(),
+        }
+    }
+
+    /// The pipeline of `kernel` at workgroup width `width`, created on first
+    /// use (a cheap handle clone afterwards).
+    pub(crate) fn pipeline(
+        &mut self,
+        device: &wgpu::Device,
+        kernel: Kernel,
+        width: u32,
+    ) -> wgpu::ComputePipeline {
+        let width = if kernel.single_invocation() { 1 } else { width };
+        let module_id = kernel.module();
+        let module = self.modules.entry(module_id).or_insert_with(|| {
+            let source = format!("{COMMON}\n{}", module_id.source());
+            device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(kernel.entry_point()),
+                source: wgpu::ShaderSource::Wgsl(source.into()),
+            })
+        });
+        let layout = if kernel == Kernel::Noop {
+            &self.empty_pipeline_layout
+        } else if kernel.uses_history() {
+            &self.bookkeeping_pipeline_layout
+        } else {
+            &self.level_pipeline_layout
+        };
+        self.pipelines
+            .entry((kernel, width))
+            .or_insert_with(|| {
+                let constants = [("WG", f64::from(width))];
+                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(kernel.entry_point()),
+                    layout: Some(layout),
+                    module,
+                    entry_point: Some(kernel.entry_point()),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants: &constants,
+                        zero_initialize_workgroup_memory: true,
+                    },
+                    cache: None,
+                })
+            })
+            .clone()
+    }
+
+    /// Number of pipelines created so far (for tests of the cache).
+    pub(crate) fn pipeline_count(&self) -> usize {
+        self.pipelines.len()
+    }
+}

@@ -1,0 +1,210 @@
+//! Opening a wgpu device and measuring what it can do.
+
+use std::time::Instant;
+
+use vyre_driver::backend::{BackendError, BackendKind, DeviceCapabilities};
+use vyre_driver::megakernel_execution::MegakernelDeviceCapabilities;
+
+use crate::errors::{ErrorSink, wait_idle};
+use crate::kernels::{EDGE_SEGMENT_BINDINGS, Kernel, Kernels, STORAGE_BINDINGS};
+use crate::memory_budget::memory_budget;
+
+/// Empty round trips timed at open; the median is the launch overhead.
+const CALIBRATION_ROUNDS: usize = 15;
+
+/// Workgroup memory the widest kernel (BlockDense) needs per invocation,
+/// plus its fixed part, in bytes.
+const WORKGROUP_BYTES_PER_LANE: u32 = 16;
+const WORKGROUP_BYTES_FIXED: u32 = 64;
+
+/// How to open a [`crate::WgpuBackend`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WgpuOpenRequest {
+    /// Use only an adapter whose name contains this (case-insensitive).
+    pub adapter_name_contains: Option<String>,
+    /// Memory budget to report instead of the measured one, in bytes.
+    pub memory_budget_bytes: Option<u64>,
+    /// Report at most this many bytes per edge binding, so that small graphs
+    /// are split into several edge segments (for tests of the split).
+    pub max_binding_bytes_override: Option<u64>,
+}
+
+/// An opened device with everything measured at open.
+pub(crate) struct OpenedDevice {
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub caps: DeviceCapabilities,
+    pub kernels: Kernels,
+    pub errors: ErrorSink,
+    /// The real storage-binding limit (the capability may be lowered).
+    pub binding_limit: u64,
+    /// Nanoseconds per timestamp tick.
+    pub timestamp_period_ns: f64,
+}
+
+fn preference(device_type: wgpu::DeviceType) -> u8 {
+    match device_type {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Cpu => 3,
+        wgpu::DeviceType::Other => 4,
+    }
+}
+
+fn no_adapter(detail: &str) -> BackendError {
+    BackendError::unavailable(format!(
+        "no wgpu adapter {detail}. Fix: install a Vulkan driver (on Debian/Ubuntu `apt-get install mesa-vulkan-drivers libvulkan1` gives the lavapipe CPU device), or check WGPU_BACKEND and the adapter name filter."
+    ))
+}
+
+fn pick_adapter(request: &WgpuOpenRequest) -> Result<wgpu::Adapter, BackendError> {
+    let instance =
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
+    let filter = request
+        .adapter_name_contains
+        .as_ref()
+        .map(|f| f.to_lowercase());
+    let found = adapters.len();
+    let best = adapters
+        .into_iter()
+        .filter(|a| {
+            filter
+                .as_ref()
+                .is_none_or(|f| a.get_info().name.to_lowercase().contains(f))
+        })
+        .filter(|a| {
+            a.get_downlevel_capabilities()
+                .flags
+                .contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
+        })
+        .min_by_key(|a| preference(a.get_info().device_type));
+    match (best, filter) {
+        (Some(adapter), _) => Ok(adapter),
+        (None, Some(f)) => Err(no_adapter(&format!(
+            "with compute shaders whose name contains {f:?} ({found} adapters found)"
+        ))),
+        (None, None) => Err(no_adapter(&format!(
+            "with compute shaders was found ({found} adapters found)"
+        ))),
+    }
+}
+
+/// Largest power-of-two width every kernel can be built at.
+fn max_width(limits: &wgpu::Limits) -> u32 {
+    let by_size = limits
+        .max_compute_workgroup_size_x
+        .min(limits.max_compute_invocations_per_workgroup);
+    let by_memory = limits
+        .max_compute_workgroup_storage_size
+        .saturating_sub(WORKGROUP_BYTES_FIXED)
+        / WORKGROUP_BYTES_PER_LANE;
+    let cap = by_size.min(by_memory).max(1);
+    1 << (31 - cap.leading_zeros())
+}
+
+/// Open the best adapter that matches `request`.
+pub(crate) fn open(request: &WgpuOpenRequest) -> Result<OpenedDevice, BackendError> {
+    let adapter = pick_adapter(request)?;
+    let info = adapter.get_info();
+    let limits = adapter.limits();
+    if limits.max_storage_buffers_per_shader_stage < STORAGE_BINDINGS {
+        return Err(BackendError::unavailable(format!(
+            "adapter {} allows {} storage buffers per shader stage; vyre's kernels bind {STORAGE_BINDINGS}. Fix: use another adapter (Vulkan drivers allow far more) or the cpu backend.",
+            info.name, limits.max_storage_buffers_per_shader_stage
+        )));
+    }
+    let timestamps = adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY);
+    let required_features = if timestamps {
+        wgpu::Features::TIMESTAMP_QUERY
+    } else {
+        wgpu::Features::empty()
+    };
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("vyre"),
+        required_features,
+        required_limits: limits.clone(),
+        ..Default::default()
+    }))
+    .map_err(|e| {
+        BackendError::unavailable(format!(
+            "adapter {} refused to open a device: {e}. Fix: update the driver or pick another adapter (WgpuOpenRequest::adapter_name_contains).",
+            info.name
+        ))
+    })?;
+    let errors = ErrorSink::default();
+    errors.install(&device);
+    let mut kernels = Kernels::new(&device);
+    let launch_overhead_ns = calibrate(&device, &queue, &mut kernels, &errors)?;
+    let binding_limit = limits
+        .max_storage_buffer_binding_size
+        .min(limits.max_buffer_size);
+    let max_binding_bytes = request
+        .max_binding_bytes_override
+        .map_or(binding_limit, |o| o.min(binding_limit));
+    let subgroup_size =
+        if info.subgroup_min_size == info.subgroup_max_size && info.subgroup_max_size > 0 {
+            info.subgroup_max_size
+        } else {
+            32
+        };
+    let caps = DeviceCapabilities {
+        backend: BackendKind::Wgpu,
+        device_name: format!("{} ({:?}, {})", info.name, info.backend, info.driver_info),
+        megakernel: MegakernelDeviceCapabilities::FUSION_INCAPABLE,
+        max_workgroup_size_x: max_width(&limits),
+        max_compute_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension,
+        max_compute_invocations_per_workgroup: limits.max_compute_invocations_per_workgroup,
+        subgroup_size,
+        resident_workgroups: 0,
+        resident_workgroup_size: 0,
+        memory_budget_bytes: memory_budget(&adapter, request.memory_budget_bytes),
+        max_binding_bytes,
+        max_edge_segments: EDGE_SEGMENT_BINDINGS,
+        offset_bytes: 4,
+        needs_readback_staging: true,
+        launch_overhead_ns,
+        device_timestamps: timestamps,
+    };
+    Ok(OpenedDevice {
+        timestamp_period_ns: f64::from(queue.get_timestamp_period()),
+        device,
+        queue,
+        caps,
+        kernels,
+        errors,
+        binding_limit,
+    })
+}
+
+/// Median time of an empty dispatch, submit and wait, in ns.
+fn calibrate(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    kernels: &mut Kernels,
+    errors: &ErrorSink,
+) -> Result<f64, BackendError> {
+    let pipeline = kernels.pipeline(device, Kernel::Noop, 1);
+    let mut samples = Vec::with_capacity(CALIBRATION_ROUNDS + 1);
+    // The first round also pays for pipeline compilation: not a sample.
+    for round in 0..=CALIBRATION_ROUNDS {
+        let start = Instant::now();
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("vyre calibration"),
+        });
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
+            pass.set_pipeline(&pipeline);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
+        queue.submit([encoder.finish()]);
+        wait_idle(device, "calibrating launch overhead")?;
+        if round > 0 {
+            samples.push(start.elapsed().as_nanos() as f64);
+        }
+    }
+    errors.check("calibrating launch overhead")?;
+    samples.sort_by(f64::total_cmp);
+    Ok(samples[samples.len() / 2])
+}

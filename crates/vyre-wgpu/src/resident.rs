@@ -1,0 +1,335 @@
+//! The buffers of one uploaded graph and its search state, allocated exactly
+//! as the engine's [`DeviceLayout`] lists them.
+
+use vyre_driver::backend::{
+    BackendError, BackendErrorKind, DeviceLayout, EdgeSegments, FrontierForm,
+};
+use vyre_graph::{Csr, Graph};
+
+use crate::control::{C_VERTEX_COUNT, graph_words};
+use crate::kernels::{EDGE_SEGMENT_BINDINGS, FIRST_SEGMENT_BINDING, Kernels};
+
+/// Most timestamp queries one wgpu query set may hold.
+const MAX_QUERIES: u32 = 4096;
+
+/// Device buffers of one graph, plus the search's host-side bookkeeping.
+pub(crate) struct Resident {
+    pub layout: DeviceLayout,
+    pub control: wgpu::Buffer,
+    pub depth: wgpu::Buffer,
+    pub parent: wgpu::Buffer,
+    pub queues: [wgpu::Buffer; 2],
+    pub bitmaps: [wgpu::Buffer; 2],
+    pub history: wgpu::Buffer,
+    pub staging: wgpu::Buffer,
+    /// Bind group `d` reads frontier set `d` and writes set `1 - d`.
+    pub state_groups: [wgpu::BindGroup; 2],
+    pub history_group: wgpu::BindGroup,
+    /// Two timestamps per level, when the device has timestamps.
+    pub query_set: Option<wgpu::QuerySet>,
+    pub allocated: u64,
+    /// Which frontier set (0 or 1) holds the current frontier.
+    pub current: usize,
+    /// The form the current frontier is held in.
+    pub form: FrontierForm,
+    /// Whether a search was started.
+    pub searching: bool,
+    // Kept alive by the bind groups too; held here so they are counted.
+    _graph_buffers: Vec<wgpu::Buffer>,
+}
+
+/// Buffers allocated so far, for `allocated_bytes` and for freeing all of
+/// them when an upload fails part-way.
+struct Allocator<'a> {
+    device: &'a wgpu::Device,
+    bytes: u64,
+}
+
+impl Allocator<'_> {
+    fn buffer(&mut self, label: &str, size: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
+        self.bytes += size;
+        self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size,
+            usage,
+            mapped_at_creation: false,
+        })
+    }
+}
+
+fn too_big(what: &str, bytes: u64, limit: u64) -> BackendError {
+    BackendError::with_kind(
+        BackendErrorKind::OutOfMemory,
+        format!(
+            "the {what} needs a {bytes}-byte binding but this adapter binds at most {limit} bytes. Fix: use a smaller graph or the cuda backend."
+        ),
+    )
+}
+
+/// Check that `layout` describes `graph` on this backend.
+pub(crate) fn check_layout(
+    graph: &Graph,
+    layout: &DeviceLayout,
+    binding_limit: u64,
+) -> Result<(), BackendError> {
+    let mismatch = |what: String| {
+        Err(BackendError::new(format!(
+            "the device layout does not match the graph: {what}. Fix: compute the layout with DeviceLayout::for_graph(graph, backend.capabilities(), ..) for this very graph."
+        )))
+    };
+    if layout.vertex_count != graph.vertex_count() || layout.edge_count != graph.edge_count() {
+        return mismatch(format!(
+            "layout has {} vertices and {} edges, the graph {} and {}",
+            layout.vertex_count,
+            layout.edge_count,
+            graph.vertex_count(),
+            graph.edge_count()
+        ));
+    }
+    if layout.offset_bytes != 4 {
+        return mismatch(format!("{}-byte offsets, wgpu uses 4", layout.offset_bytes));
+    }
+    if layout.in_edges.is_some() == graph.is_symmetric() {
+        return mismatch("in-edge segments must be present exactly for directed graphs".into());
+    }
+    if !layout.readback_staging {
+        return mismatch("wgpu needs a readback staging buffer".into());
+    }
+    if u32::try_from(layout.edge_count).is_err() {
+        return mismatch(format!(
+            "{} edges do not fit 32-bit offsets",
+            layout.edge_count
+        ));
+    }
+    for segments in std::iter::once(&layout.out_edges).chain(layout.in_edges.as_ref()) {
+        if segments.edge_count != layout.edge_count
+            || segments.segment_count == 0
+            || segments.segment_count > EDGE_SEGMENT_BINDINGS
+            || (segments.segment_count > 1
+                && segments.edges_per_segment * u64::from(segments.segment_count - 1)
+                    >= segments.edge_count)
+            || segments.edges_per_segment * u64::from(segments.segment_count) < segments.edge_count
+        {
+            return mismatch(format!(
+                "edge segments {segments:?} do not cover {} edges in at most {EDGE_SEGMENT_BINDINGS} bindings",
+                layout.edge_count
+            ));
+        }
+        for i in 0..segments.segment_count {
+            if segments.bytes_of(i) > binding_limit {
+                return Err(too_big("edge segment", segments.bytes_of(i), binding_limit));
+            }
+        }
+    }
+    for (what, bytes) in [
+        ("row-offset array", layout.offsets_bytes()),
+        ("per-vertex array", layout.vertex_array_bytes()),
+    ] {
+        if bytes > binding_limit {
+            return Err(too_big(what, bytes, binding_limit));
+        }
+    }
+    if layout.staging_bytes() < layout.history_bytes() {
+        return mismatch("staging smaller than the level history".into());
+    }
+    Ok(())
+}
+
+fn offsets_u32(csr: &Csr) -> Vec<u32> {
+    // check_layout guarantees every offset fits u32.
+    csr.offsets()
+        .iter()
+        .map(|&o| u32::try_from(o).unwrap_or(u32::MAX))
+        .collect()
+}
+
+/// One direction (out or in) of the graph on the device.
+struct Direction {
+    offsets: wgpu::Buffer,
+    segments: Vec<wgpu::Buffer>,
+}
+
+fn upload_direction(
+    alloc: &mut Allocator<'_>,
+    queue: &wgpu::Queue,
+    csr: &Csr,
+    layout: &DeviceLayout,
+    segments: &EdgeSegments,
+    name: &str,
+) -> Direction {
+    let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
+    let offsets = alloc.buffer(name, layout.offsets_bytes(), storage);
+    queue.write_buffer(&offsets, 0, bytemuck::cast_slice(&offsets_u32(csr)));
+    let targets = csr.targets();
+    let per = usize::try_from(segments.edges_per_segment).unwrap_or(usize::MAX);
+    let buffers = (0..segments.segment_count)
+        .map(|i| {
+            let buffer = alloc.buffer(name, segments.bytes_of(i), storage);
+            let start = (i as usize).saturating_mul(per).min(targets.len());
+            let end = start.saturating_add(per).min(targets.len());
+            if end > start {
+                queue.write_buffer(&buffer, 0, bytemuck::cast_slice(&targets[start..end]));
+            }
+            buffer
+        })
+        .collect();
+    Direction {
+        offsets,
+        segments: buffers,
+    }
+}
+
+/// Allocate and fill every buffer of `layout` (validated by [`check_layout`]).
+pub(crate) fn allocate(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    kernels: &Kernels,
+    graph: &Graph,
+    layout: &DeviceLayout,
+    timestamps: bool,
+) -> Resident {
+    use wgpu::BufferUsages as U;
+    let mut alloc = Allocator { device, bytes: 0 };
+    let out = upload_direction(
+        &mut alloc,
+        queue,
+        graph.out_edges(),
+        layout,
+        &layout.out_edges,
+        "vyre out-edges",
+    );
+    let reverse = layout.in_edges.as_ref().map(|segments| {
+        upload_direction(
+            &mut alloc,
+            queue,
+            graph.in_edges(),
+            layout,
+            segments,
+            "vyre in-edges",
+        )
+    });
+    let vertex_bytes = layout.vertex_array_bytes();
+    let state = U::STORAGE | U::COPY_SRC | U::COPY_DST;
+    let control = alloc.buffer("vyre control", layout.control_bytes(), state);
+    let depth = alloc.buffer("vyre depth", vertex_bytes, state);
+    let parent = alloc.buffer("vyre parent", vertex_bytes, state);
+    let queues = [
+        alloc.buffer("vyre queue 0", vertex_bytes, state),
+        alloc.buffer("vyre queue 1", vertex_bytes, state),
+    ];
+    let bitmaps = [
+        alloc.buffer("vyre bitmap 0", layout.bitmap_bytes(), state),
+        alloc.buffer("vyre bitmap 1", layout.bitmap_bytes(), state),
+    ];
+    let history = alloc.buffer(
+        "vyre level history",
+        layout.history_bytes(),
+        state | U::INDIRECT | U::QUERY_RESOLVE,
+    );
+    let staging = alloc.buffer(
+        "vyre staging",
+        layout.staging_bytes(),
+        U::MAP_READ | U::COPY_DST,
+    );
+    let levels = layout.max_levels_per_command;
+    let in_per = layout
+        .in_edges
+        .unwrap_or(layout.out_edges)
+        .edges_per_segment;
+    let words = graph_words(
+        layout.vertex_count,
+        u32::try_from(layout.out_edges.edges_per_segment).unwrap_or(u32::MAX),
+        u32::try_from(in_per).unwrap_or(u32::MAX),
+        // Records follow the timestamp area of 16 bytes (4 words) per level.
+        levels.saturating_mul(4),
+    );
+    queue.write_buffer(
+        &control,
+        (C_VERTEX_COUNT * 4) as u64,
+        bytemuck::cast_slice(&words),
+    );
+    let reverse_ref = reverse.as_ref().unwrap_or(&out);
+    let state_group = |d: usize| {
+        let mut entries = vec![
+            entry(0, &control),
+            entry(1, &out.offsets),
+            entry(2, &reverse_ref.offsets),
+            entry(3, &depth),
+            entry(4, &parent),
+            entry(5, &queues[d]),
+            entry(6, &queues[1 - d]),
+            entry(7, &bitmaps[d]),
+            entry(8, &bitmaps[1 - d]),
+        ];
+        for (first, dir) in [
+            (FIRST_SEGMENT_BINDING, &out),
+            (FIRST_SEGMENT_BINDING + EDGE_SEGMENT_BINDINGS, reverse_ref),
+        ] {
+            for i in 0..EDGE_SEGMENT_BINDINGS {
+                let buffer = dir.segments.get(i as usize).unwrap_or(&dir.segments[0]);
+                entries.push(entry(first + i, buffer));
+            }
+        }
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("vyre state"),
+            layout: &kernels.state_layout,
+            entries: &entries,
+        })
+    };
+    let state_groups = [state_group(0), state_group(1)];
+    let history_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("vyre history"),
+        layout: &kernels.history_layout,
+        entries: &[entry(0, &history)],
+    });
+    let query_set = timestamps.then(|| {
+        device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("vyre level timestamps"),
+            ty: wgpu::QueryType::Timestamp,
+            count: levels.saturating_mul(2).min(MAX_QUERIES),
+        })
+    });
+    let mut graph_buffers = vec![out.offsets.clone()];
+    graph_buffers.extend(out.segments.iter().cloned());
+    if let Some(r) = &reverse {
+        graph_buffers.push(r.offsets.clone());
+        graph_buffers.extend(r.segments.iter().cloned());
+    }
+    Resident {
+        layout: *layout,
+        control,
+        depth,
+        parent,
+        queues,
+        bitmaps,
+        history,
+        staging,
+        state_groups,
+        history_group,
+        query_set,
+        allocated: alloc.bytes,
+        current: 0,
+        form: FrontierForm::Queue,
+        searching: false,
+        _graph_buffers: graph_buffers,
+    }
+}
+
+fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry {
+        binding,
+        resource: buffer.as_entire_binding(),
+    }
+}
+
+impl Resident {
+    /// Timestamp queries available (two per level).
+    pub(crate) fn query_count(&self) -> u32 {
+        self.query_set.as_ref().map_or(0, wgpu::QuerySet::count)
+    }
+
+    /// Byte offset of the level records in the history buffer.
+    pub(crate) fn record_offset(&self) -> u64 {
+        u64::from(self.layout.max_levels_per_command) * 16
+    }
+}

@@ -1,0 +1,188 @@
+// Shared by every vyre wgpu kernel: Rust prepends this file to each kernel
+// file before compiling it. Bindings, control-block words and helpers.
+
+// Workgroup width, set per pipeline (the engine picks it for every wave).
+override WG: u32 = 64u;
+
+const UNREACHED: u32 = 0xffffffffu;
+
+// Control block words (keep in sync with crates/vyre-wgpu/src/control.rs).
+const C_CUR_COUNT: u32 = 0u;      // vertices in the current frontier
+const C_NEXT_COUNT: u32 = 1u;     // vertices discovered this level (queue append cursor)
+const C_NEXT_EDGES: u32 = 2u;     // out-edges of the vertices discovered this level
+const C_EXAMINED: u32 = 3u;       // edges looked at this level
+const C_LEVEL: u32 = 4u;          // depth of the current frontier
+const C_STOPPED: u32 = 5u;        // 1 once a chain stopped (empty frontier or out of band)
+const C_CUR_EDGES: u32 = 6u;      // out-edges of the current frontier
+const C_CONV_COUNT: u32 = 7u;     // bitmap-to-queue append cursor
+const C_CHAIN_INDEX: u32 = 8u;    // index of the level within the running command
+const C_SLOT_KIND: u32 = 9u;      // how a level's slots are counted (see level_begin)
+const C_MAX_WORKGROUPS: u32 = 10u;// cap of a device-sized dispatch
+const C_BAND_MAX: u32 = 11u;      // a chain stops before a frontier with more out-edges
+const C_WIDTH: u32 = 12u;         // workgroup width of the level kernel
+const C_VERTEX_COUNT: u32 = 16u;  // vertices of the graph
+const C_OUT_PER_SEG: u32 = 17u;   // edges per out-edge segment
+const C_IN_PER_SEG: u32 = 18u;    // edges per in-edge segment
+const C_RECORD_BASE: u32 = 19u;   // first word of the level records in the history buffer
+
+@group(0) @binding(0) var<storage, read_write> control: array<atomic<u32>, 64>;
+@group(0) @binding(1) var<storage, read> out_offsets: array<u32>;
+@group(0) @binding(2) var<storage, read> in_offsets: array<u32>;
+@group(0) @binding(3) var<storage, read_write> depth: array<atomic<u32>>;
+@group(0) @binding(4) var<storage, read_write> parent: array<u32>;
+@group(0) @binding(5) var<storage, read_write> queue_in: array<u32>;
+@group(0) @binding(6) var<storage, read_write> queue_out: array<u32>;
+@group(0) @binding(7) var<storage, read_write> bitmap_in: array<atomic<u32>>;
+@group(0) @binding(8) var<storage, read_write> bitmap_out: array<atomic<u32>>;
+
+// Edge arrays larger than one binding are split into segments of equal size
+// (the last holds the rest). Unused segment bindings repeat segment 0.
+@group(0) @binding(10) var<storage, read> out_seg0: array<u32>;
+@group(0) @binding(11) var<storage, read> out_seg1: array<u32>;
+@group(0) @binding(12) var<storage, read> out_seg2: array<u32>;
+@group(0) @binding(13) var<storage, read> out_seg3: array<u32>;
+@group(0) @binding(14) var<storage, read> out_seg4: array<u32>;
+@group(0) @binding(15) var<storage, read> out_seg5: array<u32>;
+@group(0) @binding(16) var<storage, read> out_seg6: array<u32>;
+@group(0) @binding(17) var<storage, read> out_seg7: array<u32>;
+@group(0) @binding(18) var<storage, read> in_seg0: array<u32>;
+@group(0) @binding(19) var<storage, read> in_seg1: array<u32>;
+@group(0) @binding(20) var<storage, read> in_seg2: array<u32>;
+@group(0) @binding(21) var<storage, read> in_seg3: array<u32>;
+@group(0) @binding(22) var<storage, read> in_seg4: array<u32>;
+@group(0) @binding(23) var<storage, read> in_seg5: array<u32>;
+@group(0) @binding(24) var<storage, read> in_seg6: array<u32>;
+@group(0) @binding(25) var<storage, read> in_seg7: array<u32>;
+
+fn ctl(word: u32) -> u32 {
+    return atomicLoad(&control[word]);
+}
+
+// Target of out-edge `e`; `per` is the edges per segment (C_OUT_PER_SEG).
+fn out_edge(e: u32, per: u32) -> u32 {
+    let s = e / per;
+    let i = e - s * per;
+    switch s {
+        case 0u: { return out_seg0[i]; }
+        case 1u: { return out_seg1[i]; }
+        case 2u: { return out_seg2[i]; }
+        case 3u: { return out_seg3[i]; }
+        case 4u: { return out_seg4[i]; }
+        case 5u: { return out_seg5[i]; }
+        case 6u: { return out_seg6[i]; }
+        default: { return out_seg7[i]; }
+    }
+}
+
+// Source of in-edge `e`; `per` is the edges per segment (C_IN_PER_SEG).
+fn in_edge(e: u32, per: u32) -> u32 {
+    let s = e / per;
+    let i = e - s * per;
+    switch s {
+        case 0u: { return in_seg0[i]; }
+        case 1u: { return in_seg1[i]; }
+        case 2u: { return in_seg2[i]; }
+        case 3u: { return in_seg3[i]; }
+        case 4u: { return in_seg4[i]; }
+        case 5u: { return in_seg5[i]; }
+        case 6u: { return in_seg6[i]; }
+        default: { return in_seg7[i]; }
+    }
+}
+
+fn out_degree(v: u32) -> u32 {
+    return out_offsets[v + 1u] - out_offsets[v];
+}
+
+// Workgroups and lanes of a dispatch of any shape, as one linear range.
+fn group_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
+    return wid.x + nwg.x * (wid.y + nwg.y * wid.z);
+}
+
+fn group_total(nwg: vec3<u32>) -> u32 {
+    return nwg.x * nwg.y * nwg.z;
+}
+
+fn lane_total(nwg: vec3<u32>) -> u32 {
+    return min(group_total(nwg), 0xffffffffu / WG) * WG;
+}
+
+// Per-invocation counters, reduced per workgroup by flush_counters.
+var<private> p_found: u32;
+var<private> p_out_edges: u32;
+var<private> p_examined: u32;
+var<workgroup> w_sums: array<atomic<u32>, 3>;
+
+// Add this workgroup's counters to the control block: one atomic per counter
+// per workgroup. Call once, at the end of a kernel, from every invocation.
+fn flush_counters(lid: u32, count_found: bool) {
+    if lid == 0u {
+        atomicStore(&w_sums[0], 0u);
+        atomicStore(&w_sums[1], 0u);
+        atomicStore(&w_sums[2], 0u);
+    }
+    workgroupBarrier();
+    if p_found != 0u {
+        atomicAdd(&w_sums[0], p_found);
+    }
+    if p_out_edges != 0u {
+        atomicAdd(&w_sums[1], p_out_edges);
+    }
+    if p_examined != 0u {
+        atomicAdd(&w_sums[2], p_examined);
+    }
+    workgroupBarrier();
+    if lid == 0u {
+        let found = atomicLoad(&w_sums[0]);
+        let out_edges = atomicLoad(&w_sums[1]);
+        let examined = atomicLoad(&w_sums[2]);
+        if count_found && found != 0u {
+            atomicAdd(&control[C_NEXT_COUNT], found);
+        }
+        if out_edges != 0u {
+            atomicAdd(&control[C_NEXT_EDGES], out_edges);
+        }
+        if examined != 0u {
+            atomicAdd(&control[C_EXAMINED], examined);
+        }
+    }
+}
+
+// Top-down discovery of `v` from frontier vertex `u`: the invocation whose
+// compare-exchange moves depth[v] from UNREACHED to `next_depth` owns v,
+// writes its parent and appends it to the next queue.
+fn push_visit(u: u32, v: u32, next_depth: u32) {
+    if atomicLoad(&depth[v]) != UNREACHED {
+        return;
+    }
+    loop {
+        let r = atomicCompareExchangeWeak(&depth[v], UNREACHED, next_depth);
+        if r.exchanged {
+            parent[v] = u;
+            let slot = atomicAdd(&control[C_NEXT_COUNT], 1u);
+            queue_out[slot] = v;
+            p_out_edges += out_degree(v);
+            return;
+        }
+        if r.old_value != UNREACHED {
+            return;
+        }
+    }
+}
+
+fn bit_set(word: u32, bit: u32) -> bool {
+    return ((word >> bit) & 1u) != 0u;
+}
+
+fn in_frontier_bitmap(u: u32) -> bool {
+    return bit_set(atomicLoad(&bitmap_in[u >> 5u]), u & 31u);
+}
+
+// Bottom-up discovery of `v` (owned by exactly one invocation) with frontier
+// parent `u`: depth, parent and counters; the caller records the next-frontier bit.
+fn pull_visit(v: u32, u: u32, next_depth: u32) {
+    atomicStore(&depth[v], next_depth);
+    parent[v] = u;
+    p_found += 1u;
+    p_out_edges += out_degree(v);
+}

@@ -1,0 +1,33 @@
+// WarpSparseFrontier: a virtual warp of WARP_LANES (32) consecutive lanes per
+// frontier vertex; the lanes stride over its out-edges. No subgroup
+// operations: the lanes only share the vertex id.
+
+const WARP_LANES: u32 = 32u;
+
+@compute @workgroup_size(WG)
+fn warp_sparse(
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let count = ctl(C_CUR_COUNT);
+    let next_depth = ctl(C_LEVEL) + 1u;
+    let per = ctl(C_OUT_PER_SEG);
+    let lanes = lane_total(nwg);
+    // A launch narrower than one warp makes one warp of all its lanes.
+    let warp_width = min(WARP_LANES, lanes);
+    let warps = lanes / warp_width;
+    let gid = group_index(wid, nwg) * WG + lid;
+    let lane = gid % warp_width;
+    if gid < warps * warp_width {
+        for (var i = gid / warp_width; i < count; i += warps) {
+            let u = queue_in[i];
+            let end = out_offsets[u + 1u];
+            for (var e = out_offsets[u] + lane; e < end; e += warp_width) {
+                push_visit(u, out_edge(e, per), next_depth);
+                p_examined += 1u;
+            }
+        }
+    }
+    flush_counters(lid, false);
+}
