@@ -1,0 +1,47 @@
+//! Resident grid planning: from a queue length and adapter limits to a
+//! workgroup width, a padded slot count, a worker count and a dispatch grid,
+//! behind two bounded plan caches.
+//!
+//! # Guarantees
+//!
+//! For every `u32` request and every non-zero limit,
+//! [`ResidentGridPlan::recommend`] answers a plan whose
+//! - width is a power of two within both the width and the invocation limits;
+//! - `slot_count >= max(queue_len, 1)` and is a multiple of the width;
+//! - grid dimensions are each between 1 and the per-dimension limit;
+//! - `worker_groups` is at least 1, within the per-dimension limit, and never
+//!   more than a non-zero `requested_worker_groups` (the resident count of a
+//!   persistent launch);
+//! - lanes x [`ResidentLaunchGeometry::slots_per_lane`] cover `slot_count`,
+//!   so no queued slot is left unvisited when the grid is smaller than the
+//!   queue.
+//!
+//! A zero limit is refused with an error ending `Fix: ...`; nothing panics
+//! or overflows.
+//!
+//! # Caches
+//!
+//! Grid plans (keyed by request and limits) and geometries (keyed by slots,
+//! workers and width limit) are each cached in a map of at most 128 entries
+//! with least-recently-used eviction; every hit refreshes its entry, errors
+//! are never cached, and the recency clock renumbers instead of overflowing.
+//!
+//! The caches are **per thread** (`thread_local!`), not shared. A hit is
+//! then a hash lookup with no lock, atomic or contention, which keeps the
+//! per-wave cost in the nanoseconds: the engine plans every wave on the thread
+//! that drives its backend, so that thread's cache warms after the first wave
+//! of each shape. The price is that each thread warms its own copy (one miss,
+//! well under a microsecond, per key per thread) and holds its own 2 x 128
+//! small entries. [`planner_cache_stats`] reports the calling thread's counts.
+
+mod cache;
+mod geometry;
+mod grid;
+mod sizing;
+
+pub use geometry::ResidentLaunchGeometry;
+pub use grid::{
+    PlannerCacheStats, ResidentGridLimits, ResidentGridPlan, ResidentGridRequest,
+    planner_cache_stats,
+};
+pub use sizing::ResidentSizingPolicy;
