@@ -10,6 +10,8 @@ pub mod build;
 pub mod csr;
 pub mod error;
 pub mod generate;
+pub mod load;
+pub mod save;
 pub mod teps;
 pub mod validate;
 

@@ -20,7 +20,9 @@ impl SplitMix {
     /// The stream `stream` of `seed`; streams `0, 1, ...` each own a
     /// disjoint window of 32 draws of one SplitMix64 sequence per seed.
     pub(crate) fn stream(seed: u64, stream: u64) -> Self {
-        Self(mix(seed ^ 0x005E_ED0F_5EED).wrapping_add(stream.wrapping_mul(32).wrapping_mul(GOLDEN)))
+        Self(
+            mix(seed ^ 0x005E_ED0F_5EED).wrapping_add(stream.wrapping_mul(32).wrapping_mul(GOLDEN)),
+        )
     }
 
     /// Next 64 random bits.

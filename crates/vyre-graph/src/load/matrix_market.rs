@@ -1,0 +1,238 @@
+//! Matrix Market coordinate files.
+//!
+//! `%%MatrixMarket matrix coordinate <field> <symmetry>`, then `%` comments,
+//! then `rows columns entries`, then one `row column [value...]` line per
+//! entry with 1-based indices. Entry `(i, j)` becomes the edge
+//! `i - 1 -> j - 1`; values are checked but ignored. `general` files are
+//! directed; `symmetric`, `skew-symmetric` and `hermitian` files list one
+//! triangle and load undirected.
+
+use super::error::{Field, LoadError, LoadErrorKind, Location};
+use super::input::Input;
+use super::text::{
+    LineParser, for_each_block, line_of_data_line, next_token, parse_block, shown, unsigned_field,
+};
+use super::{LoadOptions, finish};
+use crate::Graph;
+
+/// What the banner says.
+#[derive(Clone, Copy, Debug)]
+struct Banner {
+    /// Numbers after the two indices on each entry line.
+    values: u8,
+    integer: bool,
+    symmetric: bool,
+}
+
+fn parse_banner(line: &[u8]) -> Result<Banner, LoadErrorKind> {
+    let mut rest = line;
+    let bad = || LoadErrorKind::BadBanner {
+        found: shown(line.strip_suffix(b"\r").unwrap_or(line)),
+    };
+    let head = next_token(&mut rest).ok_or_else(bad)?;
+    if !head.eq_ignore_ascii_case(b"%%MatrixMarket") {
+        return Err(bad());
+    }
+    let mut word = || next_token(&mut rest).map(|t| t.to_ascii_lowercase());
+    let (Some(object), Some(format), Some(field), Some(symmetry)) =
+        (word(), word(), word(), word())
+    else {
+        return Err(bad());
+    };
+    let unsupported = |w: &[u8]| LoadErrorKind::UnsupportedMatrixMarket { found: shown(w) };
+    if object != b"matrix" {
+        return Err(unsupported(&object));
+    }
+    if format != b"coordinate" {
+        return Err(unsupported(&format));
+    }
+    let (values, integer) = match field.as_slice() {
+        b"pattern" => (0, false),
+        b"real" | b"double" => (1, false),
+        b"integer" => (1, true),
+        b"complex" => (2, false),
+        _ => return Err(unsupported(&field)),
+    };
+    let symmetric = match symmetry.as_slice() {
+        b"general" => false,
+        b"symmetric" | b"skew-symmetric" | b"hermitian" => true,
+        _ => return Err(unsupported(&symmetry)),
+    };
+    Ok(Banner {
+        values,
+        integer,
+        symmetric,
+    })
+}
+
+/// `rows columns entries`.
+fn parse_size(line: &[u8]) -> Result<[u64; 3], LoadErrorKind> {
+    let bad = || LoadErrorKind::BadSizeLine {
+        found: shown(line.strip_suffix(b"\r").unwrap_or(line)),
+    };
+    let mut rest = line;
+    let mut size = [0u64; 3];
+    for slot in &mut size {
+        let token = next_token(&mut rest).ok_or_else(bad)?;
+        *slot = super::text::parse_unsigned(token).map_err(|_| bad())?;
+    }
+    if next_token(&mut rest).is_some() {
+        return Err(bad());
+    }
+    let [rows, columns, _] = size;
+    if rows > u64::from(u32::MAX) || columns > u64::from(u32::MAX) {
+        return Err(LoadErrorKind::SizeTooLarge { rows, columns });
+    }
+    Ok(size)
+}
+
+struct Entries {
+    banner: Banner,
+    rows: u64,
+    columns: u64,
+}
+
+impl Entries {
+    fn index(&self, rest: &mut &[u8], field: Field, size: u64) -> Result<u32, LoadErrorKind> {
+        let index = unsigned_field(rest, field)?;
+        if index == 0 {
+            return Err(LoadErrorKind::ZeroIndex { field });
+        }
+        if index > size {
+            return Err(LoadErrorKind::IndexPastSize { field, index, size });
+        }
+        // size <= u32::MAX, so index - 1 < u32::MAX.
+        Ok((index - 1) as u32)
+    }
+}
+
+impl LineParser for Entries {
+    fn is_comment(&self, first: u8) -> bool {
+        first == b'%'
+    }
+
+    fn parse(&self, line: &[u8]) -> Result<(u32, u32), LoadErrorKind> {
+        let mut rest = line;
+        let row = self.index(&mut rest, Field::Row, self.rows)?;
+        let column = self.index(&mut rest, Field::Column, self.columns)?;
+        for _ in 0..self.banner.values {
+            let problem = |problem, token: &[u8]| LoadErrorKind::BadField {
+                field: Field::Value,
+                problem,
+                found: shown(token),
+            };
+            let token = next_token(&mut rest)
+                .ok_or_else(|| problem(super::error::FieldProblem::Missing, b""))?;
+            let text = std::str::from_utf8(token).unwrap_or("");
+            let numeric = if self.banner.integer {
+                text.parse::<i64>().is_ok()
+            } else {
+                text.parse::<f64>().is_ok()
+            };
+            if !numeric {
+                return Err(problem(super::error::FieldProblem::NotNumeric, token));
+            }
+        }
+        Ok((row, column))
+    }
+}
+
+/// Where the header parse stands.
+enum Header {
+    NeedBanner,
+    NeedSize(Banner),
+    Done(Entries, u64),
+}
+
+/// Load a Matrix Market file.
+pub(crate) fn load(input: Input<'_>, options: &LoadOptions<'_>) -> Result<Graph, LoadError> {
+    let path = input.path;
+    let at = |line: u64, kind| LoadError::new(path, Some(Location::Line(line)), kind);
+    let cap_hint = input.file_len.unwrap_or(0) / 4 + 1;
+    let mut header = Header::NeedBanner;
+    let mut line_no = 0u64;
+    let mut edges: Vec<(u32, u32)> = Vec::new();
+    for_each_block(input, options.progress, |block| {
+        let mut rest = block;
+        while !matches!(header, Header::Done(..)) && !rest.is_empty() {
+            let end = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
+            let line = &rest[..end];
+            rest = &rest[(end + 1).min(rest.len())..];
+            line_no += 1;
+            header = match std::mem::replace(&mut header, Header::NeedBanner) {
+                Header::NeedBanner => {
+                    Header::NeedSize(parse_banner(line).map_err(|k| at(line_no, k))?)
+                }
+                Header::NeedSize(banner) => {
+                    let mut probe = line;
+                    match next_token(&mut probe) {
+                        None => Header::NeedSize(banner),
+                        Some(t) if t.starts_with(b"%") => Header::NeedSize(banner),
+                        Some(_) => {
+                            let [rows, columns, declared] =
+                                parse_size(line).map_err(|k| at(line_no, k))?;
+                            // Preallocate what the file can hold, not what it claims.
+                            edges.reserve(declared.min(cap_hint).min(1 << 32) as usize);
+                            Header::Done(
+                                Entries {
+                                    banner,
+                                    rows,
+                                    columns,
+                                },
+                                declared,
+                            )
+                        }
+                    }
+                }
+                done @ Header::Done(..) => done,
+            };
+        }
+        let Header::Done(entries, declared) = &header else {
+            return Ok(());
+        };
+        let before = edges.len() as u64;
+        let lines = parse_block(entries, rest, line_no, &mut edges).map_err(|(l, k)| at(l, k))?;
+        if edges.len() as u64 > *declared {
+            let extra = line_of_data_line(entries, rest, declared - before + 1);
+            return Err(at(
+                line_no + extra,
+                LoadErrorKind::TooManyEntries {
+                    declared: *declared,
+                },
+            ));
+        }
+        line_no += lines;
+        Ok(())
+    })?;
+    let (entries, declared) = match header {
+        Header::Done(entries, declared) => (entries, declared),
+        Header::NeedBanner => {
+            return Err(LoadError::new(path, None, LoadErrorKind::Empty));
+        }
+        Header::NeedSize(_) => {
+            return Err(at(
+                line_no,
+                LoadErrorKind::BadSizeLine {
+                    found: String::new(),
+                },
+            ));
+        }
+    };
+    if (edges.len() as u64) < declared {
+        return Err(at(
+            line_no,
+            LoadErrorKind::Truncated {
+                declared,
+                found: edges.len() as u64,
+            },
+        ));
+    }
+    let vertices = entries.rows.max(entries.columns);
+    finish(
+        path,
+        vertices,
+        edges,
+        entries.banner.symmetric || options.symmetrize,
+        options,
+    )
+}

@@ -1,0 +1,218 @@
+//! Loading graphs from the files users already have.
+//!
+//! - Matrix Market coordinate files ([`Format::MatrixMarket`]);
+//! - SNAP-style edge lists ([`Format::EdgeList`]);
+//! - vyre's binary CSR ([`Format::Binary`], written by [`save_binary`]);
+//!
+//! each optionally gzip-compressed (detected by content, decompressed as a
+//! stream). Vertex ids keep the file's numbering: Matrix Market index − 1,
+//! edge-list ids as written. Text is read in blocks on a background thread
+//! and parsed in parallel.
+//!
+//! Every failure is a [`LoadError`] naming the file, the line or byte, and
+//! the fix. Nothing is allocated on a header's word alone: preallocation is
+//! capped by the file's size, and a vertex count far beyond what the edges
+//! touch is refused (see [`LoadOptions::isolated_vertex_allowance`]).
+
+mod binary;
+mod error;
+mod input;
+mod matrix_market;
+mod snap;
+mod text;
+
+pub use binary::{MAGIC, VERSION, save_binary, write_binary};
+pub use error::{Field, FieldProblem, LoadError, LoadErrorKind, Location};
+
+use std::fmt;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+use crate::Graph;
+use crate::build::{BuildOptions, build_graph};
+use input::Input;
+
+/// How far a load has got.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// Bytes of the file read so far (compressed bytes for gzip files).
+    pub bytes_read: u64,
+    /// The file's size, when known.
+    pub total_bytes: Option<u64>,
+}
+
+/// The file formats [`load_graph`] reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Matrix Market coordinate.
+    MatrixMarket,
+    /// Whitespace-separated `source target` pairs (SNAP).
+    EdgeList,
+    /// vyre's binary CSR.
+    Binary,
+}
+
+/// How a file becomes a graph.
+#[derive(Clone, Copy)]
+pub struct LoadOptions<'a> {
+    /// Make directed inputs (Matrix Market `general`, edge lists)
+    /// undirected. Symmetric Matrix Market files are undirected regardless.
+    pub symmetrize: bool,
+    /// Self-loop and duplicate handling; its `symmetrize` is ignored in
+    /// favour of the file's symmetry and [`LoadOptions::symmetrize`].
+    pub build: BuildOptions,
+    /// Force a format instead of detecting it from the content and name.
+    pub format: Option<Format>,
+    /// Vertices allowed beyond two per edge (vertices no edge can touch),
+    /// so that a size line or a stray huge id cannot make the loader
+    /// allocate gigabytes for a tiny file.
+    pub isolated_vertex_allowance: u64,
+    /// Called after every block read (a few megabytes) with the bytes read.
+    pub progress: Option<&'a (dyn Fn(Progress) + Sync)>,
+}
+
+impl Default for LoadOptions<'_> {
+    fn default() -> Self {
+        Self {
+            symmetrize: false,
+            build: BuildOptions::default(),
+            format: None,
+            isolated_vertex_allowance: 1 << 26,
+            progress: None,
+        }
+    }
+}
+
+impl fmt::Debug for LoadOptions<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LoadOptions")
+            .field("symmetrize", &self.symmetrize)
+            .field("build", &self.build)
+            .field("format", &self.format)
+            .field("isolated_vertex_allowance", &self.isolated_vertex_allowance)
+            .field("progress", &self.progress.map(|_| "Fn(Progress)"))
+            .finish()
+    }
+}
+
+/// Load the graph in the file at `path`.
+///
+/// # Errors
+///
+/// A [`LoadError`] for a missing path, a directory, an empty, truncated or
+/// malformed file, broken gzip, or ids that do not fit `u32`.
+pub fn load_graph(path: impl AsRef<Path>, options: LoadOptions<'_>) -> Result<Graph, LoadError> {
+    let path = path.as_ref();
+    let input = input::open_path(path)?;
+    load_input(input, &options)
+}
+
+/// Load a graph from any byte stream; `name` stands for the file in error
+/// messages and its extension helps detect the format.
+///
+/// # Errors
+///
+/// As [`load_graph`].
+pub fn load_reader(
+    name: &Path,
+    reader: impl Read + Send,
+    options: LoadOptions<'_>,
+) -> Result<Graph, LoadError> {
+    let input = input::open_reader(name, reader, None)?;
+    load_input(input, &options)
+}
+
+fn load_input(input: Input<'_>, options: &LoadOptions<'_>) -> Result<Graph, LoadError> {
+    let Input {
+        path,
+        reader,
+        consumed,
+        file_len,
+        gzip,
+    } = input;
+    let mut peek = BufReader::with_capacity(1 << 16, reader);
+    let head = match peek.fill_buf() {
+        Ok(head) => head.to_vec(),
+        Err(e) => {
+            let input = Input {
+                path,
+                reader: Box::new(std::io::empty()),
+                consumed,
+                file_len,
+                gzip,
+            };
+            return Err(input.read_error(&e));
+        }
+    };
+    if head.is_empty() {
+        return Err(LoadError::new(path, None, LoadErrorKind::Empty));
+    }
+    let format = options.format.unwrap_or_else(|| detect(path, &head));
+    let input = Input {
+        path,
+        reader: Box::new(peek),
+        consumed,
+        file_len,
+        gzip,
+    };
+    match format {
+        Format::MatrixMarket => matrix_market::load(input, options),
+        Format::EdgeList => snap::load(input, options),
+        Format::Binary => binary::load(input, options),
+    }
+}
+
+/// The format of a file from its first bytes, then its name.
+#[must_use]
+pub fn detect(path: &Path, head: &[u8]) -> Format {
+    if head.starts_with(MAGIC) {
+        return Format::Binary;
+    }
+    if head.starts_with(b"%%") {
+        return Format::MatrixMarket;
+    }
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    let name = name.strip_suffix(".gz").unwrap_or(&name);
+    if name.ends_with(".mtx") || name.ends_with(".mm") {
+        Format::MatrixMarket
+    } else if name.ends_with(".vcsr") {
+        Format::Binary
+    } else {
+        Format::EdgeList
+    }
+}
+
+/// Check the vertex count against the edges, then build.
+fn finish(
+    path: &Path,
+    vertices: u64,
+    edges: Vec<(u32, u32)>,
+    symmetric: bool,
+    options: &LoadOptions<'_>,
+) -> Result<Graph, LoadError> {
+    let touched = (edges.len() as u64).saturating_mul(2);
+    if vertices > touched.saturating_add(options.isolated_vertex_allowance) {
+        return Err(LoadError::new(
+            path,
+            None,
+            LoadErrorKind::TooManyVertices {
+                vertices,
+                edges: edges.len() as u64,
+                allowance: options.isolated_vertex_allowance,
+            },
+        ));
+    }
+    let build = BuildOptions {
+        symmetrize: symmetric,
+        ..options.build
+    };
+    // Callers pass vertex counts of at most u32::MAX.
+    let n = u32::try_from(vertices).unwrap_or(u32::MAX);
+    build_graph(n, &edges, build).map_err(|e| LoadError::new(path, None, LoadErrorKind::Graph(e)))
+}
+
+#[cfg(test)]
+mod tests;

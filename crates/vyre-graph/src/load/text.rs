@@ -1,0 +1,248 @@
+//! Line-oriented parsing shared by the text formats: tokens, ids, and the
+//! parallel parse of line-aligned blocks read by a background thread.
+
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::mpsc::sync_channel;
+
+use rayon::prelude::*;
+
+use super::Progress;
+use super::error::{Field, FieldProblem, LoadError, LoadErrorKind, Location};
+use super::input::{BlockError, Input, LineBlocks, MAX_LINE_BYTES};
+
+/// Parses the data lines of one text format.
+pub(crate) trait LineParser: Sync {
+    /// Whether a line whose first non-blank byte is `first` is a comment.
+    fn is_comment(&self, first: u8) -> bool;
+    /// The edge on a data line (not blank, not a comment).
+    fn parse(&self, line: &[u8]) -> Result<(u32, u32), LoadErrorKind>;
+}
+
+fn is_blank(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\x0b' | b'\x0c')
+}
+
+/// The next whitespace-separated token of `rest`, advancing past it.
+pub(crate) fn next_token<'a>(rest: &mut &'a [u8]) -> Option<&'a [u8]> {
+    let start = rest.iter().position(|&b| !is_blank(b))?;
+    let tail = &rest[start..];
+    let len = tail.iter().position(|&b| is_blank(b)).unwrap_or(tail.len());
+    *rest = &tail[len..];
+    Some(&tail[..len])
+}
+
+/// A field's text for an error message, shortened.
+pub(crate) fn shown(token: &[u8]) -> String {
+    let cut = &token[..token.len().min(40)];
+    let mut s = String::from_utf8_lossy(cut).into_owned();
+    if token.len() > cut.len() {
+        s.push_str("...");
+    }
+    s
+}
+
+/// A non-negative decimal integer.
+pub(crate) fn parse_unsigned(token: &[u8]) -> Result<u64, FieldProblem> {
+    let digits = |t: &[u8]| !t.is_empty() && t.iter().all(u8::is_ascii_digit);
+    if let Some(rest) = token.strip_prefix(b"-") {
+        return Err(if digits(rest) {
+            FieldProblem::Negative
+        } else {
+            FieldProblem::NotNumeric
+        });
+    }
+    if !digits(token) {
+        return Err(FieldProblem::NotNumeric);
+    }
+    let mut value = 0u64;
+    for &d in token {
+        value = value
+            .checked_mul(10)
+            .and_then(|v| v.checked_add(u64::from(d - b'0')))
+            .ok_or(FieldProblem::TooLarge)?;
+    }
+    Ok(value)
+}
+
+/// The next token as a non-negative integer, or a field error.
+pub(crate) fn unsigned_field(rest: &mut &[u8], field: Field) -> Result<u64, LoadErrorKind> {
+    let token = next_token(rest).ok_or(LoadErrorKind::BadField {
+        field,
+        problem: FieldProblem::Missing,
+        found: String::new(),
+    })?;
+    parse_unsigned(token).map_err(|problem| LoadErrorKind::BadField {
+        field,
+        problem,
+        found: shown(token),
+    })
+}
+
+/// Parse every line of a line-aligned `chunk`, appending edges to `out`.
+/// Returns the number of lines, or the 1-based line (within the chunk) of
+/// the first bad one.
+fn parse_chunk<P: LineParser>(
+    parser: &P,
+    chunk: &[u8],
+    out: &mut Vec<(u32, u32)>,
+) -> Result<u64, (u64, LoadErrorKind)> {
+    let mut rest = chunk;
+    let mut line_no = 0u64;
+    while !rest.is_empty() {
+        let end = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
+        let line = &rest[..end];
+        rest = &rest[(end + 1).min(rest.len())..];
+        line_no += 1;
+        let Some(&first) = line.iter().find(|&&b| !is_blank(b)) else {
+            continue;
+        };
+        if parser.is_comment(first) {
+            continue;
+        }
+        out.push(parser.parse(line).map_err(|kind| (line_no, kind))?);
+    }
+    Ok(line_no)
+}
+
+/// The 1-based line within `chunk` of its `k`-th data line (`k >= 1`).
+pub(crate) fn line_of_data_line<P: LineParser>(parser: &P, chunk: &[u8], k: u64) -> u64 {
+    let mut seen = 0;
+    for (i, line) in chunk.split(|&b| b == b'\n').enumerate() {
+        if let Some(&first) = line.iter().find(|&&b| !is_blank(b))
+            && !parser.is_comment(first)
+        {
+            seen += 1;
+            if seen == k {
+                return i as u64 + 1;
+            }
+        }
+    }
+    0
+}
+
+/// Parse a line-aligned block in parallel, appending its edges in order.
+/// `line_base` is the number of lines before the block. Returns the
+/// block's line count, or the absolute line of the first bad line.
+pub(crate) fn parse_block<P: LineParser>(
+    parser: &P,
+    block: &[u8],
+    line_base: u64,
+    edges: &mut Vec<(u32, u32)>,
+) -> Result<u64, (u64, LoadErrorKind)> {
+    let target = (block.len() / (4 * rayon::current_num_threads())).max(64 << 10);
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    while start < block.len() {
+        let goal = (start + target).min(block.len());
+        let end = memchr::memchr(b'\n', &block[goal..]).map_or(block.len(), |i| goal + i + 1);
+        pieces.push(&block[start..end]);
+        start = end;
+    }
+    let parsed: Vec<_> = pieces
+        .into_par_iter()
+        .map(|piece| {
+            let mut out = Vec::with_capacity(piece.len() / 8);
+            parse_chunk(parser, piece, &mut out).map(|lines| (out, lines))
+        })
+        .collect();
+    let mut lines = 0u64;
+    for result in parsed {
+        match result {
+            Ok((out, n)) => {
+                edges.extend_from_slice(&out);
+                lines += n;
+            }
+            Err((line, kind)) => return Err((line_base + lines + line, kind)),
+        }
+    }
+    Ok(lines)
+}
+
+/// Read `input` in line-aligned blocks on a background thread (overlapping
+/// reading and decompression with parsing) and hand each to `consume` in
+/// order. Reports progress after each block.
+pub(crate) fn for_each_block(
+    input: Input<'_>,
+    progress: Option<&(dyn Fn(Progress) + Sync)>,
+    mut consume: impl FnMut(&[u8]) -> Result<(), LoadError>,
+) -> Result<(), LoadError> {
+    let Input {
+        path,
+        mut reader,
+        consumed,
+        file_len,
+        gzip,
+    } = input;
+    let error_at = |err: BlockError| {
+        let at = Some(Location::Byte(consumed.load(Relaxed)));
+        let kind = match err {
+            BlockError::LineTooLong => LoadErrorKind::LineTooLong {
+                limit: MAX_LINE_BYTES,
+            },
+            BlockError::Read(e) if gzip => LoadErrorKind::Gzip {
+                message: e.to_string(),
+            },
+            BlockError::Read(e) => LoadErrorKind::Io {
+                message: e.to_string(),
+            },
+        };
+        LoadError::new(path, at, kind)
+    };
+    std::thread::scope(|scope| {
+        let (send, receive) = sync_channel::<Result<Vec<u8>, LoadError>>(1);
+        let consumed = &consumed;
+        scope.spawn(move || {
+            let mut blocks = LineBlocks::new();
+            loop {
+                let next = blocks.next_block(&mut reader);
+                if let Some(report) = progress {
+                    report(Progress {
+                        bytes_read: consumed.load(Relaxed),
+                        total_bytes: file_len,
+                    });
+                }
+                let message = match next {
+                    Ok(Some(block)) => Ok(block),
+                    Ok(None) => break,
+                    Err(err) => Err(error_at(err)),
+                };
+                let failed = message.is_err();
+                if send.send(message).is_err() || failed {
+                    break;
+                }
+            }
+        });
+        for message in receive {
+            consume(&message?)?;
+        }
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_skip_any_blank_run() {
+        let mut rest: &[u8] = b" \t12\t 34  x\r";
+        assert_eq!(next_token(&mut rest), Some(&b"12"[..]));
+        assert_eq!(next_token(&mut rest), Some(&b"34"[..]));
+        assert_eq!(next_token(&mut rest), Some(&b"x"[..]));
+        assert_eq!(next_token(&mut rest), None);
+    }
+
+    #[test]
+    fn unsigned_parsing_names_the_problem() {
+        assert_eq!(parse_unsigned(b"0"), Ok(0));
+        assert_eq!(parse_unsigned(b"18446744073709551615"), Ok(u64::MAX));
+        assert_eq!(
+            parse_unsigned(b"18446744073709551616"),
+            Err(FieldProblem::TooLarge)
+        );
+        assert_eq!(parse_unsigned(b"-3"), Err(FieldProblem::Negative));
+        assert_eq!(parse_unsigned(b"-"), Err(FieldProblem::NotNumeric));
+        assert_eq!(parse_unsigned(b"1e3"), Err(FieldProblem::NotNumeric));
+        assert_eq!(parse_unsigned(b"+3"), Err(FieldProblem::NotNumeric));
+    }
+}
