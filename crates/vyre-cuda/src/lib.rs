@@ -1,1 +1,33 @@
-//! vyre cuda backend.
+//! vyre's CUDA backend: kernels written in CUDA C (`shaders/cuda`), compiled
+//! at run time by NVRTC for the device's exact architecture, and the
+//! persistent cooperative megakernel (`FusedWave`) that runs many BFS levels
+//! in one launch with a device-wide barrier between them.
+//!
+//! The crate builds without CUDA: the driver and NVRTC are loaded when a
+//! backend opens. With no driver, [`CudaBackend::open`] reports an
+//! `Unavailable` error instead of panicking ([`driver_present`] asks
+//! first). [`compile_ptx`] needs only NVRTC.
+//!
+//! Every topology of the policy has a kernel: warp-per-vertex, edge-balanced
+//! and degree-tiered top-down pushes over a queue, thread-per-vertex and
+//! tile-per-block bottom-up pulls over a bitmap, and the fused persistent
+//! top-down kernel. Each computes exact BFS depths from any frontier.
+
+mod args;
+mod backend;
+mod buffers;
+mod command;
+mod compile;
+mod device;
+mod error;
+mod kernels;
+mod ptx_cache;
+mod source;
+mod timing;
+mod wave;
+
+pub use backend::CudaBackend;
+pub use compile::{GpuArch, compile_options, compile_ptx, nvrtc_present};
+pub use device::{CudaOpenRequest, driver_present, memory_margin};
+pub use ptx_cache::{PtxCachePolicy, PtxOrigin};
+pub use source::{KERNEL_NAMES, kernel_source};

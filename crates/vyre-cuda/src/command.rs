@@ -1,0 +1,301 @@
+//! Checking a [`WaveCommand`] against the device and the search in progress,
+//! and turning it into launches. Pure: no device is touched here.
+
+use vyre_driver::backend::{BackendError, FrontierForm, WaveCommand, frontier_form_of};
+use vyre_driver::megakernel_execution::MegakernelExecutionTopology as Topology;
+
+/// The device limits a command is checked against.
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub(crate) struct DeviceLimits {
+    pub device_name: String,
+    /// Widest block of a per-wave kernel.
+    pub max_width: u32,
+    /// Most blocks in x.
+    pub max_grid: u32,
+    /// Widest block of the fused kernel (0: no device-wide barrier).
+    pub fused_width: u32,
+    /// Most fused blocks resident at once (0: no device-wide barrier).
+    pub resident_workgroups: u32,
+    /// Levels the history buffer holds.
+    pub history_levels: u32,
+}
+
+/// Where the search stands, as the backend tracked it.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+pub(crate) struct SearchState {
+    /// Depth of the current frontier.
+    pub level: u32,
+    /// Vertices in the current frontier.
+    pub frontier_len: u32,
+    /// Form the current frontier is held in.
+    pub form: FrontierForm,
+    /// Which of the two queues holds the frontier when it is a queue.
+    pub queue: usize,
+    /// Which of the two bitmaps holds it when it is a bitmap.
+    pub bitmap: usize,
+}
+
+impl SearchState {
+    /// The state `begin_search` leaves: the sources queued in queue 0.
+    pub(crate) fn start(sources: u32) -> Self {
+        Self {
+            level: 0,
+            frontier_len: sources,
+            form: FrontierForm::Queue,
+            queue: 0,
+            bitmap: 0,
+        }
+    }
+
+    /// The state after a command of `topology` ran `levels` levels (at least
+    /// one), the last of which discovered `frontier_len` vertices.
+    pub(crate) fn after(self, topology: Topology, levels: u32, frontier_len: u32) -> Self {
+        let form = frontier_form_of(topology);
+        let flip = (levels & 1) as usize;
+        Self {
+            level: self.level.saturating_add(levels),
+            frontier_len,
+            form,
+            queue: if form == FrontierForm::Queue { self.queue ^ flip } else { self.queue },
+            bitmap: if form == FrontierForm::Bitmap { self.bitmap ^ flip } else { self.bitmap },
+        }
+    }
+}
+
+/// The launches of one command.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+pub(crate) struct CommandPlan {
+    /// Form to convert the frontier to before the first level, if it is not
+    /// held in the form the topology reads.
+    pub convert_to: Option<FrontierForm>,
+    /// Block width of every level (the command's, rounded up to whole warps).
+    pub width: u32,
+    /// Blocks of the first (or only, or fused) launch.
+    pub first_blocks: u32,
+    /// Blocks of every later level of a chain (they size themselves on the
+    /// device and leave the surplus idle).
+    pub later_blocks: u32,
+    /// Levels to enqueue (per-wave) or to allow (fused).
+    pub levels: u32,
+}
+
+/// Check `command` and plan its launches.
+pub(crate) fn plan_command(
+    command: &WaveCommand,
+    limits: &DeviceLimits,
+    state: &SearchState,
+) -> Result<CommandPlan, BackendError> {
+    let fused = command.topology == Topology::FusedWave;
+    let device = &limits.device_name;
+    if fused && limits.resident_workgroups == 0 {
+        return Err(BackendError::new(format!(
+            "{device} has no device-wide barrier (no cooperative launch), so it cannot run FusedWave. Fix: let the policy choose (it never picks FusedWave without supports_device_wide_barrier) or force a per-wave topology."
+        )));
+    }
+    if command.frontier != state.form {
+        return Err(BackendError::new(format!(
+            "the command says the frontier is held as a {:?} but the backend holds it as a {:?}. Fix: set WaveCommand::frontier from the last report's frontier (a queue right after begin_search).",
+            command.frontier, state.form
+        )));
+    }
+    if command.level != state.level || command.frontier_len != state.frontier_len {
+        return Err(BackendError::new(format!(
+            "the command expands level {} with {} frontier vertices, but the search is at level {} with {}. Fix: take level and frontier_len from the last report (level + levels run, the last level's frontier_out).",
+            command.level, command.frontier_len, state.level, state.frontier_len
+        )));
+    }
+    let launch = &command.launch;
+    let width_limit = if fused { limits.fused_width } else { limits.max_width };
+    if launch.workgroup_size_x == 0 || launch.workgroup_size_x > width_limit {
+        return Err(BackendError::new(format!(
+            "{:?} asks for workgroups of {} threads but {device} runs it with 1 to {width_limit}. Fix: size the launch within capabilities().{}.",
+            command.topology,
+            launch.workgroup_size_x,
+            if fused { "resident_workgroup_size" } else { "max_workgroup_size_x" }
+        )));
+    }
+    if launch.dispatch_grid.contains(&0) {
+        return Err(BackendError::new(format!(
+            "the launch grid {:?} has a zero dimension. Fix: dispatch at least one workgroup in x, y and z.",
+            launch.dispatch_grid
+        )));
+    }
+    let blocks = launch.workgroups();
+    let max_grid = u64::from(limits.max_grid);
+    if blocks > max_grid || u64::from(launch.max_workgroups) > max_grid {
+        return Err(BackendError::new(format!(
+            "the launch asks for {blocks} workgroups (at most {} for later levels) but {device} launches at most {max_grid}. Fix: cap the grid at capabilities().max_compute_workgroups_per_dimension; the kernels stride over the rest.",
+            launch.max_workgroups
+        )));
+    }
+    if fused && blocks > u64::from(limits.resident_workgroups) {
+        return Err(BackendError::new(format!(
+            "FusedWave asks for {blocks} workgroups but only {} can be resident at once on {device}; its grid barrier needs every workgroup resident (a cooperative launch that large is refused). Fix: launch at most capabilities().resident_workgroups workgroups.",
+            limits.resident_workgroups
+        )));
+    }
+    let levels = command.max_levels.max(1);
+    if levels > limits.history_levels {
+        return Err(BackendError::new(format!(
+            "the command may run {levels} levels but the uploaded layout records at most {} per command. Fix: cap max_levels at DeviceLayout::max_levels_per_command, or upload with a larger one.",
+            limits.history_levels
+        )));
+    }
+    let first_blocks = u32::try_from(blocks).unwrap_or(u32::MAX);
+    let want = frontier_form_of(command.topology);
+    Ok(CommandPlan {
+        convert_to: (want != state.form).then_some(want),
+        width: launch.workgroup_size_x.div_ceil(32) * 32,
+        first_blocks,
+        later_blocks: if launch.max_workgroups == 0 {
+            first_blocks
+        } else {
+            launch.max_workgroups
+        },
+        levels,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vyre_driver::backend::LaunchShape;
+
+    fn limits() -> DeviceLimits {
+        DeviceLimits {
+            device_name: "test GPU".into(),
+            max_width: 1024,
+            max_grid: 1000,
+            fused_width: 256,
+            resident_workgroups: 64,
+            history_levels: 16,
+        }
+    }
+
+    fn command(topology: Topology) -> WaveCommand {
+        WaveCommand {
+            topology,
+            frontier: FrontierForm::Queue,
+            level: 3,
+            frontier_len: 10,
+            max_levels: 1,
+            launch: LaunchShape {
+                workgroup_size_x: 256,
+                dispatch_grid: [4, 1, 1],
+                slots_per_lane: 1,
+                max_workgroups: 0,
+            },
+            band_max_frontier_edges: u64::MAX,
+        }
+    }
+
+    fn state() -> SearchState {
+        SearchState {
+            level: 3,
+            frontier_len: 10,
+            form: FrontierForm::Queue,
+            queue: 1,
+            bitmap: 0,
+        }
+    }
+
+    fn refused(c: &WaveCommand, l: &DeviceLimits, needle: &str) {
+        let err = plan_command(c, l, &state()).unwrap_err();
+        assert!(err.message().contains(needle), "{needle}: {err}");
+        assert!(err.message().contains("Fix:"), "{err}");
+    }
+
+    #[test]
+    fn a_plain_wave_is_planned_as_asked() {
+        let plan = plan_command(&command(Topology::SparseFrontier), &limits(), &state()).unwrap();
+        assert_eq!(
+            plan,
+            CommandPlan {
+                convert_to: None,
+                width: 256,
+                first_blocks: 4,
+                later_blocks: 4,
+                levels: 1
+            }
+        );
+    }
+
+    #[test]
+    fn bitmap_topologies_convert_a_queue_and_widths_round_to_warps() {
+        let mut c = command(Topology::DenseFrontier);
+        c.launch.workgroup_size_x = 40;
+        c.launch.dispatch_grid = [2, 3, 1];
+        c.launch.max_workgroups = 9;
+        c.max_levels = 0;
+        let plan = plan_command(&c, &limits(), &state()).unwrap();
+        assert_eq!(plan.convert_to, Some(FrontierForm::Bitmap));
+        assert_eq!(plan.width, 64);
+        assert_eq!(plan.first_blocks, 6);
+        assert_eq!(plan.later_blocks, 9);
+        assert_eq!(plan.levels, 1, "max_levels 0 runs one level");
+    }
+
+    #[test]
+    fn bad_commands_are_refused_with_typed_errors() {
+        let l = limits();
+        let mut c = command(Topology::SparseFrontier);
+        c.launch.dispatch_grid = [4, 0, 1];
+        refused(&c, &l, "zero dimension");
+        let mut c = command(Topology::SparseFrontier);
+        c.launch.workgroup_size_x = 0;
+        refused(&c, &l, "1 to 1024");
+        c.launch.workgroup_size_x = 2048;
+        refused(&c, &l, "1 to 1024");
+        let mut c = command(Topology::SparseFrontier);
+        c.launch.dispatch_grid = [1001, 1, 1];
+        refused(&c, &l, "at most 1000");
+        c.launch.dispatch_grid = [1, 1, 1];
+        c.launch.max_workgroups = 5000;
+        refused(&c, &l, "at most 1000");
+        let mut c = command(Topology::SparseFrontier);
+        c.max_levels = 17;
+        refused(&c, &l, "at most 16 per command");
+        let mut c = command(Topology::SparseFrontier);
+        c.frontier = FrontierForm::Bitmap;
+        refused(&c, &l, "held as a Bitmap");
+        let mut c = command(Topology::SparseFrontier);
+        c.level = 4;
+        refused(&c, &l, "search is at level 3");
+        let mut c = command(Topology::SparseFrontier);
+        c.frontier_len = 11;
+        refused(&c, &l, "with 10");
+    }
+
+    #[test]
+    fn fused_waves_never_exceed_the_resident_grid() {
+        let l = limits();
+        let mut c = command(Topology::FusedWave);
+        c.launch.dispatch_grid = [64, 1, 1];
+        c.max_levels = 16;
+        assert_eq!(plan_command(&c, &l, &state()).unwrap().first_blocks, 64);
+        c.launch.dispatch_grid = [65, 1, 1];
+        refused(&c, &l, "only 64 can be resident");
+        c.launch.dispatch_grid = [8, 8, 2];
+        refused(&c, &l, "asks for 128 workgroups");
+        let mut c = command(Topology::FusedWave);
+        c.launch.workgroup_size_x = 512;
+        refused(&c, &l, "1 to 256");
+        let no_barrier = DeviceLimits {
+            fused_width: 0,
+            resident_workgroups: 0,
+            ..limits()
+        };
+        refused(&command(Topology::FusedWave), &no_barrier, "no device-wide barrier");
+    }
+
+    #[test]
+    fn the_frontier_moves_between_buffers_by_level_parity() {
+        let s = state();
+        let odd = s.after(Topology::HybridFrontier, 3, 7);
+        assert_eq!((odd.level, odd.frontier_len, odd.queue, odd.bitmap), (6, 7, 0, 0));
+        let even = s.after(Topology::FusedWave, 2, 5);
+        assert_eq!((even.queue, even.form), (1, FrontierForm::Queue));
+        let dense = s.after(Topology::BlockDenseFrontier, 1, 9);
+        assert_eq!((dense.queue, dense.bitmap, dense.form), (1, 1, FrontierForm::Bitmap));
+    }
+}

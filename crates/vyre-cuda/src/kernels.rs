@@ -1,0 +1,167 @@
+//! The loaded kernels, their shared-memory needs, and how they are launched.
+
+use std::sync::Arc;
+
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, LaunchConfig, PushKernelArg};
+use cudarc::nvrtc::Ptx;
+use vyre_driver::backend::BackendError;
+
+use crate::args::KernelArgs;
+use crate::error::during;
+
+/// Block width the fused kernel is built for (`VYRE_FUSED_MAX_BLOCK` in
+/// `fused.cu`); the capabilities report it as `resident_workgroup_size`.
+pub(crate) const FUSED_WIDTH: u32 = 256;
+
+/// Widest block any per-wave kernel is built for (`VYRE_MAX_BLOCK`).
+pub(crate) const MAX_WIDTH: u32 = 1024;
+
+/// Block width of the launches the backend sizes itself (set-up and
+/// conversions).
+pub(crate) const SETUP_WIDTH: u32 = 256;
+
+/// Every kernel of the program, loaded from one module.
+pub(crate) struct Kernels {
+    pub noop: CudaFunction,
+    pub init_search: CudaFunction,
+    pub seed_sources: CudaFunction,
+    pub queue_to_bitmap: CudaFunction,
+    pub bitmap_to_queue: CudaFunction,
+    pub warp_sparse: CudaFunction,
+    pub sparse: CudaFunction,
+    pub hybrid: CudaFunction,
+    pub dense: CudaFunction,
+    pub block_dense: CudaFunction,
+    pub fused: CudaFunction,
+    _module: Arc<CudaModule>,
+}
+
+impl Kernels {
+    /// Load `ptx` into `ctx` and look up every kernel.
+    pub(crate) fn load(ctx: &Arc<CudaContext>, ptx: &str) -> Result<Self, BackendError> {
+        let module = ctx
+            .load_module(Ptx::from_src(ptx))
+            .map_err(during("module load (PTX JIT)"))?;
+        let get = |name: &str| module.load_function(name).map_err(during("kernel lookup"));
+        Ok(Self {
+            noop: get("vyre_noop")?,
+            init_search: get("vyre_init_search")?,
+            seed_sources: get("vyre_seed_sources")?,
+            queue_to_bitmap: get("vyre_queue_to_bitmap")?,
+            bitmap_to_queue: get("vyre_bitmap_to_queue")?,
+            warp_sparse: get("vyre_warp_sparse")?,
+            sparse: get("vyre_sparse")?,
+            hybrid: get("vyre_hybrid")?,
+            dense: get("vyre_dense")?,
+            block_dense: get("vyre_block_dense")?,
+            fused: get("vyre_fused")?,
+            _module: module,
+        })
+    }
+}
+
+/// Dynamic shared memory of `vyre_sparse`: scan (width + 1) and row starts
+/// (width) as u64, sources (width) as u32.
+pub(crate) fn sparse_shared_bytes(width: u32) -> u32 {
+    20 * width + 8
+}
+
+/// Dynamic shared memory of `vyre_hybrid` and `vyre_fused`: heavy and
+/// medium lists (width u32 each) and two counts.
+pub(crate) fn hybrid_shared_bytes(width: u32) -> u32 {
+    8 * width + 8
+}
+
+/// Dynamic shared memory of `vyre_block_dense`: next-frontier words (width)
+/// and the compaction list (4 * width) as u32, and its count.
+pub(crate) fn block_dense_shared_bytes(width: u32) -> u32 {
+    20 * width + 16
+}
+
+/// One launch: grid and block in x, dynamic shared memory.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+pub(crate) struct Launch {
+    pub blocks: u32,
+    pub width: u32,
+    pub shared_bytes: u32,
+}
+
+impl Launch {
+    /// A set-up launch over `items` work items: SETUP_WIDTH threads per
+    /// block, at most `max_blocks` blocks (the kernels stride).
+    pub(crate) fn setup(items: u64, max_blocks: u32) -> Self {
+        let blocks = items.div_ceil(u64::from(SETUP_WIDTH)).clamp(1, u64::from(max_blocks.max(1)));
+        Self {
+            blocks: u32::try_from(blocks).unwrap_or(u32::MAX),
+            width: SETUP_WIDTH,
+            shared_bytes: 0,
+        }
+    }
+
+    fn config(self) -> LaunchConfig {
+        LaunchConfig {
+            grid_dim: (self.blocks, 1, 1),
+            block_dim: (self.width, 1, 1),
+            shared_mem_bytes: self.shared_bytes,
+        }
+    }
+}
+
+/// Enqueue `kernel` on `stream` with `args`. `cooperative` uses
+/// cuLaunchCooperativeKernel, which refuses grids that cannot be resident
+/// at once.
+pub(crate) fn launch(
+    stream: &CudaStream,
+    kernel: &CudaFunction,
+    launch: Launch,
+    args: &KernelArgs,
+    cooperative: bool,
+) -> Result<(), BackendError> {
+    let mut builder = stream.launch_builder(kernel);
+    builder.arg(args);
+    // SAFETY: every kernel of the program takes exactly one `VyreArgs`, which
+    // `KernelArgs` mirrors (size asserted on both sides). Its pointers come
+    // from buffers the backend owns and frees only after the stream has
+    // finished with them (stream-ordered frees), and the kernels index them
+    // only below the lengths the layout gave them (vertex and edge counts
+    // passed in the same struct). The block width never exceeds what the
+    // kernel was compiled for (checked by the caller).
+    let result = unsafe {
+        if cooperative {
+            builder.launch_cooperative(launch.config())
+        } else {
+            builder.launch(launch.config())
+        }
+    };
+    result.map(|_| ()).map_err(during(if cooperative {
+        "cooperative kernel launch"
+    } else {
+        "kernel launch"
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn setup_launches_cover_the_items_within_the_cap() {
+        assert_eq!(Launch::setup(0, 100).blocks, 1);
+        assert_eq!(Launch::setup(256, 100).blocks, 1);
+        assert_eq!(Launch::setup(257, 100).blocks, 2);
+        assert_eq!(Launch::setup(1 << 40, 100).blocks, 100);
+        assert_eq!(Launch::setup(10, 0).blocks, 1);
+    }
+
+    #[test]
+    fn shared_memory_fits_the_default_48_kib_at_the_widest_block() {
+        for bytes in [
+            sparse_shared_bytes(MAX_WIDTH),
+            hybrid_shared_bytes(MAX_WIDTH),
+            block_dense_shared_bytes(MAX_WIDTH),
+        ] {
+            // Plus at most 1 KiB of static shared memory (ptxas -v).
+            assert!(bytes + 1024 <= 48 * 1024, "{bytes}");
+        }
+    }
+}

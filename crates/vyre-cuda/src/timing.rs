@@ -1,0 +1,46 @@
+//! Device timing with CUDA events.
+
+use std::sync::Arc;
+
+use cudarc::driver::sys::CUevent_flags;
+use cudarc::driver::{CudaContext, CudaEvent, CudaStream};
+use vyre_driver::backend::BackendError;
+
+use crate::error::during;
+
+/// Most events one command records; a longer chain is timed as a whole
+/// only.
+pub(crate) const MAX_EVENTS: usize = 1026;
+
+/// Timing events, created on first use and reused by every command.
+#[derive(Default)]
+pub(crate) struct EventPool {
+    events: Vec<CudaEvent>,
+}
+
+impl EventPool {
+    /// Make sure at least `count` events exist.
+    pub(crate) fn reserve(&mut self, ctx: &Arc<CudaContext>, count: usize) -> Result<(), BackendError> {
+        while self.events.len() < count {
+            // Events made with the default flags of cudarc cannot time.
+            let event = ctx
+                .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(during("event creation"))?;
+            self.events.push(event);
+        }
+        Ok(())
+    }
+
+    /// Record event `index` (reserved before) on `stream`.
+    pub(crate) fn record(&self, index: usize, stream: &CudaStream) -> Result<(), BackendError> {
+        self.events[index].record(stream).map_err(during("event record"))
+    }
+
+    /// Nanoseconds between events `from` and `to`, both recorded and done.
+    pub(crate) fn elapsed_ns(&self, from: usize, to: usize) -> Result<u64, BackendError> {
+        let ms = self.events[from]
+            .elapsed_ms(&self.events[to])
+            .map_err(during("event timing"))?;
+        Ok((f64::from(ms.max(0.0)) * 1e6).round() as u64)
+    }
+}

@@ -1,0 +1,80 @@
+// Search set-up and frontier conversions. Grids here are sized by the
+// backend; every loop strides over the whole grid.
+
+// An empty launch: what the launch-overhead calibration times.
+extern "C" __global__ void vyre_noop(const VyreArgs a) {}
+
+__device__ __forceinline__ u64 global_thread() {
+    return (u64)blockIdx.x * blockDim.x + threadIdx.x;
+}
+__device__ __forceinline__ u64 grid_threads() {
+    return (u64)gridDim.x * blockDim.x;
+}
+
+// Every vertex unreached, with no parent.
+extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_init_search(const VyreArgs a) {
+    for (u64 v = global_thread(); v < a.vertex_count; v += grid_threads()) {
+        a.depth[v] = VYRE_UNREACHED;
+        a.parent[v] = VYRE_UNREACHED;
+    }
+}
+
+// The `aux` sources already copied into queue_out become depth 0, their own
+// parents, and the current frontier. Runs after vyre_init_search and after
+// the control block was zeroed.
+extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_seed_sources(const VyreArgs a) {
+    for (u64 i = global_thread(); i < a.aux; i += grid_threads()) {
+        const u32 v = a.queue_out[i];
+        a.depth[v] = 0;
+        a.parent[v] = v;
+    }
+    if (global_thread() == 0) a.control->cur_len = a.aux;
+}
+
+// Set the bit of every queued vertex in bitmap_out (zeroed by the host).
+extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_queue_to_bitmap(const VyreArgs a) {
+    const u32 len = load_volatile(&a.control->cur_len);
+    for (u64 i = global_thread(); i < len; i += grid_threads()) {
+        const u32 v = a.queue_in[i];
+        atomicOr(&a.bitmap_out[v >> 5], 1u << (v & 31u));
+    }
+}
+
+// Write the vertices whose bit is set in bitmap_in to queue_out (one thread
+// per bitmap word, one atomic per warp). The last block makes the count the
+// current frontier length.
+extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_bitmap_to_queue(const VyreArgs a) {
+    const u64 words = ((u64)a.vertex_count + 31) / 32;
+    const u32 lane = lane_id();
+    // Warp-uniform loop: every lane of a warp runs the same iterations.
+    for (u64 base = global_thread() - lane; base < words; base += grid_threads()) {
+        const u64 w = base + lane;
+        u32 bits = w < words ? a.bitmap_in[w] : 0u;
+        const u32 count = __popc(bits);
+        u32 inclusive = count;
+        for (u32 o = 1; o < 32; o <<= 1) {
+            const u32 y = __shfl_up_sync(VYRE_FULL_MASK, inclusive, o);
+            if (lane >= o) inclusive += y;
+        }
+        const u32 total = __shfl_sync(VYRE_FULL_MASK, inclusive, 31);
+        u32 start = 0;
+        if (lane == 0 && total != 0) start = atomicAdd(&a.control->conv_cursor, total);
+        start = __shfl_sync(VYRE_FULL_MASK, start, 0) + inclusive - count;
+        while (bits != 0) {
+            const u32 b = __ffs(bits) - 1;
+            a.queue_out[start++] = (u32)(w * 32 + b);
+            bits &= bits - 1;
+        }
+    }
+    __syncthreads();
+    if (threadIdx.x != 0) return;
+    VyreControl* c = a.control;
+    __threadfence();
+    const u32 done = atomicAdd(&c->blocks_done, 1u);
+    if (done != gridDim.x - 1) return;
+    __threadfence();
+    volatile VyreControl* vc = c;
+    vc->cur_len = vc->conv_cursor;
+    vc->conv_cursor = 0;
+    vc->blocks_done = 0;
+}
