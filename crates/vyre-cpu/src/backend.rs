@@ -1,0 +1,257 @@
+//! [`CpuBackend`]: the [`Backend`] contract over host memory.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use vyre_driver::backend::{
+    Backend, BackendError, BackendErrorKind, DeviceCapabilities, DeviceLayout, FrontierForm,
+    LevelRecord, WaveCommand, WaveReport, frontier_form_of,
+};
+use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
+use vyre_graph::Graph;
+use vyre_graph::bfs::steps::{
+    FrontierBitmap, SearchState, StepStats, bitmap_to_queue, bottom_up_step, queue_to_bitmap,
+    top_down_step,
+};
+
+use crate::capabilities::{available_memory, cpu_capabilities};
+
+/// How to open the CPU backend.
+#[derive(Clone, Copy, Debug, Default, Eq, PartialEq)]
+pub struct CpuOpenRequest {
+    /// Worker threads; `None` = one per available core.
+    pub threads: Option<usize>,
+    /// Bytes the engine may plan for; `None` = the memory available now.
+    pub memory_budget_bytes: Option<u64>,
+}
+
+/// Search state of one uploaded graph.
+struct Uploaded {
+    graph: Arc<Graph>,
+    state: SearchState,
+    queue: Vec<u32>,
+    bitmaps: [FrontierBitmap; 2],
+    /// Index of the bitmap holding the current frontier.
+    current: usize,
+}
+
+/// The multi-threaded CPU backend.
+pub struct CpuBackend {
+    pool: rayon::ThreadPool,
+    caps: DeviceCapabilities,
+    uploaded: Option<Uploaded>,
+}
+
+impl CpuBackend {
+    /// Open a CPU "device" with its own thread pool.
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError`] when the thread pool cannot be created.
+    pub fn open(request: &CpuOpenRequest) -> Result<Self, BackendError> {
+        let mut builder = rayon::ThreadPoolBuilder::new().thread_name(|i| format!("vyre-cpu-{i}"));
+        if let Some(threads) = request.threads {
+            builder = builder.num_threads(threads.max(1));
+        }
+        let pool = builder.build().map_err(|e| {
+            BackendError::unavailable(format!(
+                "could not start the CPU thread pool: {e}. Fix: lower the thread count or raise the process's thread limit."
+            ))
+        })?;
+        let budget = request
+            .memory_budget_bytes
+            .or_else(available_memory)
+            .unwrap_or(u64::MAX / 4);
+        let caps = cpu_capabilities(&pool, budget);
+        Ok(Self {
+            pool,
+            caps,
+            uploaded: None,
+        })
+    }
+
+    fn uploaded(&mut self) -> Result<&mut Uploaded, BackendError> {
+        self.uploaded.as_mut().ok_or_else(not_uploaded)
+    }
+}
+
+impl Uploaded {
+    fn convert(&mut self, from: FrontierForm, to: FrontierForm) {
+        match (from, to) {
+            (FrontierForm::Queue, FrontierForm::Bitmap) => {
+                let bitmap = &self.bitmaps[self.current];
+                bitmap.clear();
+                queue_to_bitmap(&self.queue, bitmap);
+            }
+            (FrontierForm::Bitmap, FrontierForm::Queue) => {
+                self.queue = bitmap_to_queue(&self.bitmaps[self.current]);
+            }
+            _ => {}
+        }
+    }
+
+    /// One level in `form`; the next frontier replaces the current one.
+    fn step(&mut self, form: FrontierForm, level: u32) -> StepStats {
+        match form {
+            FrontierForm::Queue => {
+                let out = top_down_step(&self.graph, &self.state, &self.queue, level);
+                self.queue = out.next;
+                out.stats
+            }
+            FrontierForm::Bitmap => {
+                let next = 1 - self.current;
+                self.bitmaps[next].clear();
+                let stats = bottom_up_step(
+                    &self.graph,
+                    &self.state,
+                    &self.bitmaps[self.current],
+                    &self.bitmaps[next],
+                    level,
+                );
+                self.current = next;
+                stats
+            }
+        }
+    }
+
+    fn frontier_len(&self, form: FrontierForm) -> u32 {
+        match form {
+            FrontierForm::Queue => self.queue.len() as u32,
+            FrontierForm::Bitmap => {
+                u32::try_from(self.bitmaps[self.current].count()).unwrap_or(u32::MAX)
+            }
+        }
+    }
+
+    fn bytes(&self) -> u64 {
+        let n = u64::from(self.graph.vertex_count()).max(1);
+        let bitmap = n.div_ceil(32) * 4;
+        // depth + parent, two bitmaps, the one queue held.
+        8 * n + 2 * bitmap + self.queue.capacity() as u64 * 4
+    }
+}
+
+impl Backend for CpuBackend {
+    fn capabilities(&self) -> &DeviceCapabilities {
+        &self.caps
+    }
+
+    fn upload(&mut self, graph: &Arc<Graph>, layout: &DeviceLayout) -> Result<(), BackendError> {
+        self.uploaded = None;
+        if layout.vertex_count != graph.vertex_count() || layout.edge_count != graph.edge_count() {
+            return Err(BackendError::new(format!(
+                "the layout is for {} vertices and {} edges, the graph has {} and {}. Fix: compute the layout from this graph.",
+                layout.vertex_count,
+                layout.edge_count,
+                graph.vertex_count(),
+                graph.edge_count()
+            )));
+        }
+        let n = graph.vertex_count();
+        self.uploaded = Some(Uploaded {
+            graph: Arc::clone(graph),
+            state: SearchState::new(n),
+            queue: Vec::new(),
+            bitmaps: [FrontierBitmap::new(n), FrontierBitmap::new(n)],
+            current: 0,
+        });
+        Ok(())
+    }
+
+    fn allocated_bytes(&self) -> u64 {
+        self.uploaded.as_ref().map_or(0, Uploaded::bytes)
+    }
+
+    fn begin_search(&mut self, sources: &[u32]) -> Result<(), BackendError> {
+        let pool = &self.pool;
+        let up = self.uploaded.as_mut().ok_or_else(not_uploaded)?;
+        let n = up.graph.vertex_count();
+        if let Some(&s) = sources.iter().find(|&&s| s >= n) {
+            return Err(BackendError::new(format!(
+                "source {s} is out of range for {n} vertices. Fix: pass sources below {n}."
+            )));
+        }
+        pool.install(|| up.state.reset());
+        up.queue = up.state.start(sources);
+        up.current = 0;
+        Ok(())
+    }
+
+    fn run_wave(&mut self, command: &WaveCommand) -> Result<WaveReport, BackendError> {
+        if command.topology == MegakernelExecutionTopology::FusedWave {
+            return Err(BackendError::with_kind(
+                BackendErrorKind::InvalidRequest,
+                "the CPU backend has no device-wide barrier, so it cannot run FusedWave. Fix: let the policy choose (it never picks FusedWave here) or force another topology.",
+            ));
+        }
+        let started = Instant::now();
+        let pool = &self.pool;
+        let up = self.uploaded.as_mut().ok_or_else(not_uploaded)?;
+        let form = frontier_form_of(command.topology);
+        pool.install(|| up.convert(command.frontier, form));
+        let vertex_count = up.graph.vertex_count() as usize;
+        let mut levels = Vec::with_capacity(command.max_levels.min(64) as usize);
+        let mut frontier_in = up.frontier_len(form);
+        let mut level = command.level;
+        let mut kernel_ns = 0u64;
+        for i in 0..command.max_levels.max(1) {
+            let step_start = Instant::now();
+            let stats = pool.install(|| up.step(form, level));
+            let ns = u64::try_from(step_start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+            kernel_ns = kernel_ns.saturating_add(ns);
+            levels.push(LevelRecord {
+                level,
+                frontier_in,
+                frontier_out: stats.frontier_out,
+                frontier_out_edges: stats.frontier_out_edges,
+                edges_examined: stats.edges_examined,
+                device_ns: Some(ns),
+            });
+            let stop = stats.frontier_out == 0
+                || stats.frontier_out_edges > command.band_max_frontier_edges;
+            if stop || i + 1 == command.max_levels {
+                break;
+            }
+            frontier_in = stats.frontier_out;
+            level += 1;
+        }
+        if up.queue.capacity() > vertex_count.max(1) {
+            up.queue.shrink_to(vertex_count.max(1));
+        }
+        Ok(WaveReport {
+            levels,
+            frontier: Some(form),
+            wall_ns: u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX),
+            device_ns: Some(kernel_ns),
+            readback_bytes: 0,
+        })
+    }
+
+    fn read_depths(&mut self, out: &mut [u32]) -> Result<(), BackendError> {
+        let up = self.uploaded()?;
+        check_len(out, up.graph.vertex_count())?;
+        up.state.depths(out);
+        Ok(())
+    }
+
+    fn read_parents(&mut self, out: &mut [u32]) -> Result<(), BackendError> {
+        let up = self.uploaded()?;
+        check_len(out, up.graph.vertex_count())?;
+        up.state.parents(out);
+        Ok(())
+    }
+}
+
+fn not_uploaded() -> BackendError {
+    BackendError::new("no graph is uploaded. Fix: call upload before searching.")
+}
+
+fn check_len(out: &[u32], n: u32) -> Result<(), BackendError> {
+    if out.len() != n as usize {
+        return Err(BackendError::new(format!(
+            "the output has {} entries but the graph has {n} vertices. Fix: pass a slice of exactly {n} entries.",
+            out.len()
+        )));
+    }
+    Ok(())
+}

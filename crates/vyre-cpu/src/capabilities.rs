@@ -1,0 +1,57 @@
+//! The CPU "device": threads, memory and a measured dispatch overhead.
+
+use std::time::Instant;
+
+use vyre_driver::backend::{BackendKind, DeviceCapabilities};
+use vyre_driver::megakernel_execution::MegakernelDeviceCapabilities;
+
+/// Capabilities of a CPU pool of `threads` threads with `budget` bytes.
+pub(crate) fn cpu_capabilities(pool: &rayon::ThreadPool, budget: u64) -> DeviceCapabilities {
+    DeviceCapabilities {
+        backend: BackendKind::Cpu,
+        device_name: format!("CPU ({} threads)", pool.current_num_threads()),
+        megakernel: MegakernelDeviceCapabilities::FUSION_INCAPABLE,
+        max_workgroup_size_x: 1024,
+        max_compute_workgroups_per_dimension: u32::MAX,
+        max_compute_invocations_per_workgroup: 1024,
+        subgroup_size: 1,
+        resident_workgroups: 0,
+        resident_workgroup_size: 0,
+        memory_budget_bytes: budget,
+        max_binding_bytes: u64::MAX,
+        max_edge_segments: 1,
+        offset_bytes: 8,
+        needs_readback_staging: false,
+        launch_overhead_ns: calibrate_dispatch_ns(pool),
+        device_timestamps: true,
+    }
+}
+
+/// Median cost of dispatching an empty parallel loop onto the pool: the CPU
+/// counterpart of a launch.
+fn calibrate_dispatch_ns(pool: &rayon::ThreadPool) -> f64 {
+    use rayon::prelude::*;
+    let threads = pool.current_num_threads();
+    let mut samples: Vec<u64> = (0..64)
+        .map(|_| {
+            let start = Instant::now();
+            pool.install(|| {
+                (0..threads).into_par_iter().for_each(|i| {
+                    std::hint::black_box(i);
+                })
+            });
+            u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX)
+        })
+        .collect();
+    samples.sort_unstable();
+    samples[samples.len() / 2] as f64
+}
+
+/// Bytes of memory available to new allocations, from `/proc/meminfo`
+/// (`MemAvailable`); `None` where that is not readable.
+pub(crate) fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}

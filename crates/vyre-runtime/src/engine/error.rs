@@ -1,0 +1,82 @@
+//! [`EngineError`]: everything a search can fail with.
+
+use std::fmt;
+
+use vyre_driver::backend::BackendError;
+use vyre_driver::megakernel_execution::MegakernelMemoryError;
+
+/// Why the engine could not load a graph or run a search. Every message ends
+/// with `Fix: ...`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EngineError {
+    /// The backend failed or refused.
+    Backend(BackendError),
+    /// The graph and its search state do not fit the memory budget (nothing
+    /// was allocated).
+    Memory(MegakernelMemoryError),
+    /// A search was asked for before any graph was loaded.
+    NoGraph,
+    /// A search was asked for with no sources.
+    NoSources,
+    /// A source is not a vertex of the loaded graph.
+    SourceOutOfRange {
+        /// The offending source.
+        source: u32,
+        /// Vertices in the graph.
+        vertex_count: u32,
+    },
+    /// A forced topology the device cannot run.
+    TopologyUnavailable {
+        /// The topology.
+        topology: String,
+        /// Why.
+        reason: &'static str,
+    },
+    /// The backend broke the contract (for example it allocated more than
+    /// the plan, or reported no progress).
+    ContractViolation(String),
+}
+
+impl fmt::Display for EngineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Backend(e) => write!(f, "{e}"),
+            Self::Memory(e) => write!(f, "{e}"),
+            Self::NoGraph => f.write_str(
+                "no graph is loaded. Fix: call Engine::load with a graph before searching.",
+            ),
+            Self::NoSources => {
+                f.write_str("the search has no sources. Fix: pass at least one source vertex.")
+            }
+            Self::SourceOutOfRange {
+                source,
+                vertex_count,
+            } => write!(
+                f,
+                "source {source} is not a vertex of the graph (it has {vertex_count} vertices). Fix: pick a source below {vertex_count}, in the file's own numbering."
+            ),
+            Self::TopologyUnavailable { topology, reason } => write!(
+                f,
+                "topology {topology} cannot run on this device: {reason}. Fix: force another topology or let the policy choose (auto)."
+            ),
+            Self::ContractViolation(what) => write!(
+                f,
+                "backend contract violated: {what}. Fix: this is a vyre bug; please report it with the graph and backend."
+            ),
+        }
+    }
+}
+
+impl std::error::Error for EngineError {}
+
+impl From<BackendError> for EngineError {
+    fn from(e: BackendError) -> Self {
+        Self::Backend(e)
+    }
+}
+
+impl From<MegakernelMemoryError> for EngineError {
+    fn from(e: MegakernelMemoryError) -> Self {
+        Self::Memory(e)
+    }
+}

@@ -1,0 +1,95 @@
+//! What a caller asks of a search and what it gets back.
+
+use std::time::Duration;
+
+use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
+
+/// Which topology each wave runs with.
+#[derive(Clone, Copy, Debug, Default, Eq, PartialEq)]
+pub enum TopologyChoice {
+    /// The policy picks per wave from measured telemetry.
+    #[default]
+    Auto,
+    /// Every wave runs this topology (for conformance tests and benchmarks).
+    Forced(MegakernelExecutionTopology),
+}
+
+/// Whether per-wave topologies may be chained: several levels recorded in
+/// one submission, each sized on the device, read back once.
+#[derive(Clone, Copy, Debug, Default, Eq, PartialEq)]
+pub enum ChainMode {
+    /// Chain when launch and readback dominate the level time (see
+    /// [`crate::engine::chain`]).
+    #[default]
+    Auto,
+    /// One level per command.
+    Off,
+    /// Always chain this many levels (at least 1) per command.
+    Levels(u32),
+}
+
+/// One search.
+#[derive(Clone, Copy, Debug)]
+pub struct SearchRequest<'a> {
+    /// Vertices at depth 0 (one for a plain BFS; duplicates are ignored).
+    pub sources: &'a [u32],
+    /// Topology choice.
+    pub topology: TopologyChoice,
+    /// Chaining of per-wave topologies.
+    pub chaining: ChainMode,
+}
+
+impl<'a> SearchRequest<'a> {
+    /// A search from `sources` with the policy choosing everything.
+    #[must_use]
+    pub fn new(sources: &'a [u32]) -> Self {
+        Self {
+            sources,
+            topology: TopologyChoice::Auto,
+            chaining: ChainMode::Auto,
+        }
+    }
+}
+
+/// One level of a search as it ran.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LevelTrace {
+    /// Depth of the frontier this level expanded.
+    pub level: u32,
+    /// Index of the command (launch, chain or fused launch) that ran it.
+    pub command: u32,
+    /// Levels that command ran.
+    pub command_levels: u32,
+    /// Topology the level ran with.
+    pub topology: MegakernelExecutionTopology,
+    /// The policy's `stable_explanation()` for the command, or
+    /// `forced|topology=...` when the caller forced the topology.
+    pub explanation: String,
+    /// Vertices in the frontier.
+    pub frontier_in: u32,
+    /// Vertices discovered.
+    pub frontier_out: u32,
+    /// Edges the kernel examined.
+    pub edges_examined: u64,
+    /// Device time of this level, when the device timed it alone.
+    pub device_ns: Option<u64>,
+    /// Host wall time of the whole command, ns.
+    pub command_wall_ns: u64,
+}
+
+/// The outcome of one search.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchResult {
+    /// Depth per vertex (`u32::MAX` = unreached).
+    pub depths: Vec<u32>,
+    /// BFS-tree parent per vertex (a source is its own parent; `u32::MAX` =
+    /// unreached).
+    pub parents: Vec<u32>,
+    /// Every level, in order.
+    pub levels: Vec<LevelTrace>,
+    /// Host wall time of the search from start to the frontier running out,
+    /// excluding the final readback of depths and parents.
+    pub search_time: Duration,
+    /// Host wall time of reading depths and parents back.
+    pub readback_time: Duration,
+}

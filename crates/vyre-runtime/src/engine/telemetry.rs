@@ -1,0 +1,304 @@
+//! What the last wave measured, turned into the next wave's policy inputs.
+//!
+//! **Frontier density.** The policy's bands (sparse ≤ 0.125, dense ≥ 0.70)
+//! need a density that says which direction is cheaper. vyre uses
+//!
+//! ```text
+//! d = m_f / (m_f + m_u / 35 + n / 42)
+//! ```
+//!
+//! where `m_f` is the out-edges of the frontier (top-down work), `m_u` the
+//! out-edges of unvisited vertices and `n` the vertex count (bottom-up work:
+//! a pass scans every vertex and, with early exit, a fraction of the
+//! unvisited vertices' edges). The constants put the seed's dense threshold
+//! 0.70 on Beamer's direction-optimizing rules: with `n` negligible,
+//! `d >= 0.70` exactly when `m_f > m_u / 15` (α = 15); with `m_u` spent,
+//! exactly when `m_f > n / 18` (β = 18, in edges rather than vertices).
+//! For directed graphs `m_u` counts out-edges of unvisited vertices, which
+//! approximates the in-edges a bottom-up pass scans.
+//!
+//! **Dispatch cost** of the wave being planned is the last measured level's
+//! device time scaled by how much larger the frontier's out-edges are than
+//! that level's were: `last_ns × max(1, m_f / m_f_last)`. A level never costs
+//! less than the last one measured, and a frontier with k times the edges
+//! costs k times as much. Scaling matters at band edges: a fused or chained
+//! command returns when its frontier grows out of its band, and the next
+//! wave must be planned for that frontier, not the small ones before it.
+//!
+//! **Fusion pressure** is the share of the wave's time spent outside the
+//! kernel: `host / (host + dispatch cost)`. `host` is measured: wall time
+//! minus device time for a one-level command, and the calibrated launch
+//! overhead for a level of a chained or fused command (what it would pay if
+//! launched alone), so that a fused plan does not erase the pressure that
+//! chose it.
+//!
+//! The first wave has no measurement yet: its dispatch cost and fusion
+//! pressure are 0, and the engine does not let that blind decision anchor
+//! the policy's hysteresis.
+
+use vyre_driver::backend::{DeviceCapabilities, LayoutBytes, WaveReport};
+use vyre_driver::megakernel_execution::{
+    MegakernelExecutionRequest, MegakernelExecutionSample, MegakernelGraphShape,
+};
+
+const DENSITY_EDGE_DIVISOR: f64 = 35.0;
+const DENSITY_VERTEX_DIVISOR: f64 = 42.0;
+
+/// Running state of one search from which each wave's request is built.
+#[derive(Clone, Debug)]
+pub(crate) struct SearchTelemetry {
+    vertex_count: u64,
+    edge_count: u64,
+    /// Vertices in the current frontier.
+    pub(crate) frontier_len: u32,
+    /// Out-edges of the current frontier.
+    pub(crate) frontier_edges: u64,
+    visited_edges: u64,
+    /// Device time of the last level measured, ns (0 before the first).
+    last_level_ns: f64,
+    /// Out-edges of the frontier that level expanded.
+    last_level_edges: u64,
+    /// Host time per level of the last command, ns.
+    host_per_level_ns: f64,
+}
+
+impl SearchTelemetry {
+    /// Telemetry before the first wave: the sources are the frontier.
+    pub(crate) fn start(
+        vertex_count: u32,
+        edge_count: u64,
+        sources: u32,
+        source_edges: u64,
+    ) -> Self {
+        Self {
+            vertex_count: u64::from(vertex_count),
+            edge_count,
+            frontier_len: sources,
+            frontier_edges: source_edges,
+            visited_edges: source_edges,
+            last_level_ns: 0.0,
+            last_level_edges: 0,
+            host_per_level_ns: 0.0,
+        }
+    }
+
+    /// Frontier density as defined in the module docs.
+    pub(crate) fn density(&self) -> f64 {
+        let unexplored = self.edge_count.saturating_sub(self.visited_edges) as f64;
+        Self::density_of(
+            self.frontier_edges as f64,
+            unexplored,
+            self.vertex_count as f64,
+        )
+    }
+
+    fn density_of(frontier_edges: f64, unexplored_edges: f64, vertices: f64) -> f64 {
+        let bottom_up = unexplored_edges / DENSITY_EDGE_DIVISOR + vertices / DENSITY_VERTEX_DIVISOR;
+        let total = frontier_edges + bottom_up;
+        if total > 0.0 {
+            frontier_edges / total
+        } else {
+            0.0
+        }
+    }
+
+    /// Frontier out-edges at which the density reaches `density`, given the
+    /// current unexplored edges: the band edge a multi-level command stops at.
+    pub(crate) fn frontier_edges_at_density(&self, density: f64) -> u64 {
+        if density >= 1.0 {
+            return u64::MAX;
+        }
+        let unexplored = self.edge_count.saturating_sub(self.visited_edges) as f64;
+        let bottom_up =
+            unexplored / DENSITY_EDGE_DIVISOR + self.vertex_count as f64 / DENSITY_VERTEX_DIVISOR;
+        let edges = density.max(0.0) * bottom_up / (1.0 - density);
+        // Saturating float-to-int conversion is what we want here.
+        edges as u64
+    }
+
+    /// Predicted device time of the next wave (module docs); 0 before any
+    /// measurement.
+    pub(crate) fn dispatch_cost_ns(&self) -> f64 {
+        let growth = self.frontier_edges as f64 / self.last_level_edges.max(1) as f64;
+        self.last_level_ns * growth.max(1.0)
+    }
+
+    /// Share of the next wave's time spent outside the kernel.
+    pub(crate) fn fusion_pressure(&self) -> f64 {
+        let cost = self.dispatch_cost_ns();
+        let total = self.host_per_level_ns + cost;
+        if cost > 0.0 && total > 0.0 {
+            self.host_per_level_ns / total
+        } else {
+            0.0
+        }
+    }
+
+    /// Whether nothing has been measured yet (the first wave).
+    pub(crate) fn is_blind(&self) -> bool {
+        self.last_level_ns <= 0.0
+    }
+
+    /// The policy request for the next wave.
+    pub(crate) fn request(
+        &self,
+        bytes: &LayoutBytes,
+        budget_bytes: u64,
+        caps: &DeviceCapabilities,
+    ) -> MegakernelExecutionRequest {
+        MegakernelExecutionRequest {
+            sample: MegakernelExecutionSample {
+                dispatch_cost_ns: self.dispatch_cost_ns(),
+                frontier_density: self.density(),
+                // The search's final readback: depth and parent per vertex.
+                readback_bytes: self.vertex_count * 8,
+            },
+            graph: MegakernelGraphShape {
+                node_count: self.vertex_count,
+                edge_count: self.edge_count,
+            },
+            bytes_per_node: bytes.bytes_per_node,
+            bytes_per_edge: bytes.bytes_per_edge,
+            frontier_bytes: bytes.frontier_bytes,
+            scratch_bytes: bytes.scratch_bytes,
+            output_bytes: bytes.output_bytes,
+            budget_bytes,
+            launch_overhead_ns: caps.launch_overhead_ns,
+            fusion_pressure: self.fusion_pressure(),
+            capabilities: caps.megakernel,
+        }
+    }
+
+    /// Fold in what a command measured.
+    pub(crate) fn observe(&mut self, report: &WaveReport, launch_overhead_ns: f64) {
+        let Some(last) = report.levels.last() else {
+            return;
+        };
+        let mut input_edges = self.frontier_edges;
+        for level in &report.levels {
+            self.last_level_edges = input_edges;
+            input_edges = level.frontier_out_edges;
+            self.visited_edges = self.visited_edges.saturating_add(level.frontier_out_edges);
+        }
+        self.frontier_len = last.frontier_out;
+        self.frontier_edges = last.frontier_out_edges;
+
+        let levels = report.levels.len() as f64;
+        let device_ns = report.device_ns.unwrap_or(report.wall_ns) as f64;
+        self.last_level_ns = last
+            .device_ns
+            .map_or(device_ns / levels, |ns| ns as f64)
+            .max(1.0);
+        self.host_per_level_ns = if report.levels.len() == 1 {
+            report.wall_ns.saturating_sub(report.device_ns.unwrap_or(0)) as f64
+        } else {
+            launch_overhead_ns.max(0.0)
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dense_threshold_falls_on_beamers_alpha() {
+        // n negligible: m_f = m_u / 15 must give 0.70.
+        let m_u = 15.0e9;
+        let d = SearchTelemetry::density_of(1.0e9, m_u, 0.0);
+        assert!((d - 0.70).abs() < 1e-12, "{d}");
+    }
+
+    #[test]
+    fn dense_threshold_falls_on_beamers_beta_when_unexplored_is_spent() {
+        let n = 18.0e6;
+        let d = SearchTelemetry::density_of(1.0e6, 0.0, n);
+        assert!((d - 0.70).abs() < 1e-12, "{d}");
+    }
+
+    #[test]
+    fn band_edge_inverts_density() {
+        let t = SearchTelemetry {
+            vertex_count: 1 << 20,
+            edge_count: 1 << 24,
+            frontier_len: 1,
+            frontier_edges: 0,
+            visited_edges: 1 << 22,
+            last_level_ns: 0.0,
+            last_level_edges: 0,
+            host_per_level_ns: 0.0,
+        };
+        let edges = t.frontier_edges_at_density(0.125);
+        let unexplored = ((1u64 << 24) - (1 << 22)) as f64;
+        let d = SearchTelemetry::density_of(edges as f64, unexplored, (1u64 << 20) as f64);
+        assert!((d - 0.125).abs() < 1e-6, "{d}");
+        assert_eq!(t.frontier_edges_at_density(1.0), u64::MAX);
+    }
+
+    #[test]
+    fn empty_graph_has_zero_density() {
+        assert_eq!(SearchTelemetry::density_of(0.0, 0.0, 0.0), 0.0);
+    }
+}
+
+#[cfg(test)]
+mod pressure_tests {
+    use super::*;
+    use vyre_driver::backend::LevelRecord;
+
+    fn report(levels: &[(u32, u64)], wall_ns: u64, device_ns: u64) -> WaveReport {
+        WaveReport {
+            levels: levels
+                .iter()
+                .map(|&(out, out_edges)| LevelRecord {
+                    frontier_out: out,
+                    frontier_out_edges: out_edges,
+                    ..LevelRecord::default()
+                })
+                .collect(),
+            frontier: None,
+            wall_ns,
+            device_ns: Some(device_ns),
+            readback_bytes: 0,
+        }
+    }
+
+    #[test]
+    fn first_wave_is_blind() {
+        let t = SearchTelemetry::start(100, 1000, 1, 10);
+        assert!(t.is_blind());
+        assert_eq!(t.dispatch_cost_ns(), 0.0);
+        assert_eq!(t.fusion_pressure(), 0.0);
+    }
+
+    #[test]
+    fn one_level_command_measures_host_share() {
+        let mut t = SearchTelemetry::start(100, 1000, 1, 10);
+        // 12 us wall, 3 us device, next frontier no larger.
+        t.observe(&report(&[(4, 10)], 12_000, 3_000), 4_500.0);
+        assert!(!t.is_blind());
+        assert_eq!(t.dispatch_cost_ns(), 3_000.0);
+        assert!((t.fusion_pressure() - 9_000.0 / 12_000.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn growing_frontier_scales_the_predicted_cost() {
+        let mut t = SearchTelemetry::start(1 << 20, 1 << 24, 1, 100);
+        // The level expanded 100 edges in 2 us and found 10,000 edges.
+        t.observe(&report(&[(50, 10_000)], 10_000, 2_000), 4_500.0);
+        assert_eq!(t.dispatch_cost_ns(), 200_000.0);
+        assert!(t.fusion_pressure() < 0.05);
+    }
+
+    #[test]
+    fn multi_level_commands_charge_the_calibrated_overhead_per_level() {
+        let mut t = SearchTelemetry::start(1000, 4000, 1, 4);
+        t.observe(
+            &report(&[(2, 8), (3, 8), (3, 8), (2, 8)], 20_000, 8_000),
+            4_500.0,
+        );
+        assert_eq!(t.dispatch_cost_ns(), 2_000.0);
+        assert!((t.fusion_pressure() - 4_500.0 / 6_500.0).abs() < 1e-12);
+        assert_eq!(t.frontier_len, 2);
+    }
+}

@@ -1,0 +1,300 @@
+//! The engine against a scripted backend: a device whose timings and
+//! capabilities the test chooses, so the policy's fused and chained paths run
+//! without a GPU. The mock computes levels serially (topology only changes
+//! speed, never results) and records every command it receives.
+
+use std::sync::{Arc, Mutex};
+
+use vyre_driver::backend::{
+    Backend, BackendError, BackendKind, DeviceCapabilities, DeviceLayout, FrontierForm,
+    LevelRecord, WaveCommand, WaveReport, frontier_form_of,
+};
+use vyre_driver::megakernel_execution::{
+    MegakernelDeviceCapabilities, MegakernelExecutionTopology,
+};
+use vyre_graph::bfs::reference_bfs;
+use vyre_graph::generate::grid_2d;
+use vyre_graph::{Graph, UNREACHED};
+use vyre_runtime::{ChainMode, Engine, EngineError, SearchRequest, TopologyChoice};
+
+struct Mock {
+    caps: DeviceCapabilities,
+    graph: Option<Arc<Graph>>,
+    depths: Vec<u32>,
+    parents: Vec<u32>,
+    queue: Vec<u32>,
+    /// Wall and device ns reported per level.
+    timing: (u64, u64),
+    extra_bytes: u64,
+    held: u64,
+    commands: Arc<Mutex<Vec<WaveCommand>>>,
+}
+
+fn caps(barrier: bool) -> DeviceCapabilities {
+    DeviceCapabilities {
+        backend: BackendKind::Cpu,
+        device_name: "mock".into(),
+        megakernel: if barrier {
+            MegakernelDeviceCapabilities::FUSION_CAPABLE
+        } else {
+            MegakernelDeviceCapabilities::FUSION_INCAPABLE
+        },
+        max_workgroup_size_x: 256,
+        max_compute_workgroups_per_dimension: 65_535,
+        max_compute_invocations_per_workgroup: 256,
+        subgroup_size: 32,
+        resident_workgroups: if barrier { 6 } else { 0 },
+        resident_workgroup_size: if barrier { 128 } else { 0 },
+        memory_budget_bytes: 1 << 30,
+        max_binding_bytes: 1 << 20,
+        max_edge_segments: 4,
+        offset_bytes: 4,
+        needs_readback_staging: true,
+        launch_overhead_ns: 4_500.0,
+        device_timestamps: true,
+    }
+}
+
+impl Mock {
+    fn new(barrier: bool, timing: (u64, u64)) -> (Self, Arc<Mutex<Vec<WaveCommand>>>) {
+        let commands = Arc::new(Mutex::new(Vec::new()));
+        let mock = Self {
+            caps: caps(barrier),
+            graph: None,
+            depths: Vec::new(),
+            parents: Vec::new(),
+            queue: Vec::new(),
+            timing,
+            extra_bytes: 0,
+            held: 0,
+            commands: Arc::clone(&commands),
+        };
+        (mock, commands)
+    }
+}
+
+impl Backend for Mock {
+    fn capabilities(&self) -> &DeviceCapabilities {
+        &self.caps
+    }
+
+    fn upload(&mut self, graph: &Arc<Graph>, layout: &DeviceLayout) -> Result<(), BackendError> {
+        self.graph = Some(Arc::clone(graph));
+        self.held = layout.total_bytes() + self.extra_bytes;
+        Ok(())
+    }
+
+    fn allocated_bytes(&self) -> u64 {
+        self.held
+    }
+
+    fn begin_search(&mut self, sources: &[u32]) -> Result<(), BackendError> {
+        let n = self.graph.as_ref().unwrap().vertex_count() as usize;
+        self.depths = vec![UNREACHED; n];
+        self.parents = vec![UNREACHED; n];
+        for &s in sources {
+            self.depths[s as usize] = 0;
+            self.parents[s as usize] = s;
+        }
+        self.queue = sources.to_vec();
+        Ok(())
+    }
+
+    fn run_wave(&mut self, command: &WaveCommand) -> Result<WaveReport, BackendError> {
+        self.commands.lock().unwrap().push(*command);
+        let graph = Arc::clone(self.graph.as_ref().unwrap());
+        let mut levels = Vec::new();
+        let mut level = command.level;
+        for _ in 0..command.max_levels {
+            let mut next = Vec::new();
+            let mut edges = 0u64;
+            let mut next_edges = 0u64;
+            for &u in &self.queue {
+                for &v in graph.out_edges().neighbors(u) {
+                    edges += 1;
+                    if self.depths[v as usize] == UNREACHED {
+                        self.depths[v as usize] = level + 1;
+                        self.parents[v as usize] = u;
+                        next_edges += graph.out_edges().degree(v);
+                        next.push(v);
+                    }
+                }
+            }
+            levels.push(LevelRecord {
+                level,
+                frontier_in: self.queue.len() as u32,
+                frontier_out: next.len() as u32,
+                frontier_out_edges: next_edges,
+                edges_examined: edges,
+                device_ns: Some(self.timing.1),
+            });
+            self.queue = next;
+            level += 1;
+            if self.queue.is_empty() || next_edges > command.band_max_frontier_edges {
+                break;
+            }
+        }
+        let count = levels.len() as u64;
+        let wall = if command.topology == MegakernelExecutionTopology::FusedWave {
+            self.timing.1 * count + self.timing.0 - self.timing.1
+        } else {
+            self.timing.0 * count
+        };
+        Ok(WaveReport {
+            levels,
+            frontier: Some(frontier_form_of(command.topology)),
+            wall_ns: wall,
+            device_ns: Some(self.timing.1 * count),
+            readback_bytes: 64,
+        })
+    }
+
+    fn read_depths(&mut self, out: &mut [u32]) -> Result<(), BackendError> {
+        out.copy_from_slice(&self.depths);
+        Ok(())
+    }
+
+    fn read_parents(&mut self, out: &mut [u32]) -> Result<(), BackendError> {
+        out.copy_from_slice(&self.parents);
+        Ok(())
+    }
+}
+
+fn grid() -> Arc<Graph> {
+    Arc::new(grid_2d(60, 40).unwrap())
+}
+
+#[test]
+fn launch_bound_levels_fuse_on_a_device_with_a_barrier() {
+    // 12 us per level on the host, 1 us on the device: launch-bound.
+    let (mock, commands) = Mock::new(true, (12_000, 1_000));
+    let mut engine = Engine::new(Box::new(mock));
+    let graph = grid();
+    engine.load(Arc::clone(&graph)).unwrap();
+    let result = engine.bfs(&SearchRequest::new(&[0])).unwrap();
+    assert_eq!(result.depths, reference_bfs(&graph, &[0]).depths);
+
+    let fused: Vec<_> = result
+        .levels
+        .iter()
+        .filter(|l| l.topology == MegakernelExecutionTopology::FusedWave)
+        .collect();
+    assert!(!fused.is_empty(), "the policy never fused");
+    assert!(fused.iter().all(|l| {
+        l.explanation
+            .contains("reason=launch_and_readback_pressure_fused")
+    }));
+    // The first wave has no measurement yet, so it cannot be fused.
+    assert_ne!(
+        result.levels[0].topology,
+        MegakernelExecutionTopology::FusedWave
+    );
+    // Most of the grid's 99 levels run inside fused launches.
+    assert!(fused.len() > 90, "{} fused levels", fused.len());
+    for c in commands.lock().unwrap().iter() {
+        if c.topology == MegakernelExecutionTopology::FusedWave {
+            assert!(c.launch.workgroups() <= 6, "{:?}", c.launch);
+            assert_eq!(c.launch.workgroup_size_x, 128);
+            assert!(c.max_levels > 1);
+            assert_eq!(c.frontier, FrontierForm::Queue);
+        }
+    }
+}
+
+#[test]
+fn launch_bound_levels_chain_on_a_device_without_a_barrier() {
+    let (mock, commands) = Mock::new(false, (12_000, 1_000));
+    let mut engine = Engine::new(Box::new(mock));
+    let graph = grid();
+    engine.load(Arc::clone(&graph)).unwrap();
+    let result = engine.bfs(&SearchRequest::new(&[0])).unwrap();
+    assert_eq!(result.depths, reference_bfs(&graph, &[0]).depths);
+    assert!(
+        result
+            .levels
+            .iter()
+            .all(|l| l.topology != MegakernelExecutionTopology::FusedWave)
+    );
+    let lengths: Vec<u32> = commands
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|c| c.max_levels)
+        .collect();
+    // Chains double while launch overhead dominates.
+    assert_eq!(&lengths[..4], &[1, 2, 4, 8], "{lengths:?}");
+    assert!(
+        lengths.len() < 20,
+        "{} commands for 99 levels",
+        lengths.len()
+    );
+}
+
+#[test]
+fn kernel_bound_levels_run_one_per_command() {
+    // 12 us per level, 11 us of it on the device: not launch-bound.
+    let (mock, commands) = Mock::new(true, (12_000, 11_000));
+    let mut engine = Engine::new(Box::new(mock));
+    engine.load(grid()).unwrap();
+    let result = engine.bfs(&SearchRequest::new(&[0])).unwrap();
+    assert_eq!(result.levels.len(), 60 + 40 - 1);
+    assert!(
+        commands
+            .lock()
+            .unwrap()
+            .iter()
+            .all(|c| c.max_levels == 1 && c.topology != MegakernelExecutionTopology::FusedWave)
+    );
+}
+
+#[test]
+fn multi_level_commands_carry_a_finite_band() {
+    let (mock, commands) = Mock::new(false, (12_000, 1_000));
+    let mut engine = Engine::new(Box::new(mock));
+    engine.load(grid()).unwrap();
+    let request = SearchRequest {
+        sources: &[0],
+        topology: TopologyChoice::Forced(MegakernelExecutionTopology::SparseFrontier),
+        chaining: ChainMode::Levels(16),
+    };
+    engine.bfs(&request).unwrap();
+    for c in commands.lock().unwrap().iter() {
+        assert_eq!(c.max_levels, 16);
+        assert!(c.band_max_frontier_edges < u64::MAX);
+    }
+}
+
+#[test]
+fn a_backend_holding_more_than_the_plan_is_caught() {
+    let (mut mock, _) = Mock::new(false, (1, 1));
+    mock.extra_bytes = 1;
+    let mut engine = Engine::new(Box::new(mock));
+    let err = engine.load(grid()).unwrap_err();
+    assert!(matches!(err, EngineError::ContractViolation(_)), "{err:?}");
+}
+
+#[test]
+fn every_launch_fits_the_device_limits() {
+    let (mock, commands) = Mock::new(true, (12_000, 1_000));
+    let mut engine = Engine::new(Box::new(mock));
+    engine.load(grid()).unwrap();
+    for topology in MegakernelExecutionTopology::ALL {
+        let request = SearchRequest {
+            sources: &[5, 77],
+            topology: TopologyChoice::Forced(topology),
+            chaining: ChainMode::Auto,
+        };
+        engine.bfs(&request).unwrap();
+    }
+    for c in commands.lock().unwrap().iter() {
+        let width = c.launch.workgroup_size_x;
+        assert!(width.is_power_of_two() && width <= 256, "{c:?}");
+        assert!(
+            c.launch
+                .dispatch_grid
+                .iter()
+                .all(|&d| (1..=65_535).contains(&d)),
+            "{c:?}"
+        );
+    }
+}
