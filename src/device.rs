@@ -1,0 +1,92 @@
+//! [`Device`]: an opened backend with (at most) one graph resident.
+
+use std::sync::Arc;
+
+use vyre_driver::backend::DeviceCapabilities;
+use vyre_graph::Graph;
+use vyre_runtime::{Engine, SearchRequest, SearchResult, TopologyChoice};
+
+use crate::{Topology, VyreError};
+
+/// A device ready to run searches. Load a graph once, then search it as often
+/// as needed; the graph stays resident on the device.
+pub struct Device {
+    engine: Engine,
+}
+
+impl Device {
+    pub(crate) fn new(engine: Engine) -> Self {
+        Self { engine }
+    }
+
+    /// What the device can do.
+    #[must_use]
+    pub fn capabilities(&self) -> &DeviceCapabilities {
+        self.engine.capabilities()
+    }
+
+    /// Upload `graph`, replacing the previous one.
+    ///
+    /// # Errors
+    ///
+    /// [`VyreError::Engine`] when the graph does not fit the device (checked
+    /// before anything is allocated) or the upload fails.
+    pub fn load(&mut self, graph: impl Into<Arc<Graph>>) -> Result<(), VyreError> {
+        Ok(self.engine.load(graph.into())?)
+    }
+
+    /// BFS from one source, every wave planned by the policy.
+    ///
+    /// # Errors
+    ///
+    /// [`VyreError::Engine`] for a missing graph, a source out of range or a
+    /// device failure.
+    pub fn bfs(&mut self, source: u32) -> Result<SearchResult, VyreError> {
+        self.search(&SearchRequest::new(&[source]))
+    }
+
+    /// BFS from several sources at once (each at depth 0).
+    ///
+    /// # Errors
+    ///
+    /// As [`Device::bfs`], and for an empty source list.
+    pub fn bfs_multi(&mut self, sources: &[u32]) -> Result<SearchResult, VyreError> {
+        self.search(&SearchRequest::new(sources))
+    }
+
+    /// BFS from `sources` with every wave forced to `topology`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Device::bfs_multi`], and when the device cannot run `topology`
+    /// (`FusedWave` without a device-wide barrier).
+    pub fn bfs_forced(
+        &mut self,
+        sources: &[u32],
+        topology: Topology,
+    ) -> Result<SearchResult, VyreError> {
+        let mut request = SearchRequest::new(sources);
+        request.topology = TopologyChoice::Forced(topology);
+        self.search(&request)
+    }
+
+    /// A search with every choice explicit (topology, chaining).
+    ///
+    /// # Errors
+    ///
+    /// As [`Device::bfs_forced`].
+    pub fn search(&mut self, request: &SearchRequest<'_>) -> Result<SearchResult, VyreError> {
+        Ok(self.engine.bfs(request)?)
+    }
+
+    /// The engine underneath, for memory plans, layouts and budgets.
+    #[must_use]
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// The engine underneath, mutably (e.g. to set a memory budget).
+    pub fn engine_mut(&mut self) -> &mut Engine {
+        &mut self.engine
+    }
+}

@@ -1,0 +1,112 @@
+//! Timed searches with Graph500 counting and validation: what the `bfs`
+//! example and `cargo xtask bench` report.
+
+use std::time::Duration;
+
+use vyre_graph::Graph;
+use vyre_graph::teps::{harmonic_mean, searched_edges};
+use vyre_graph::validate::validate_bfs;
+use vyre_runtime::{ChainMode, SearchRequest, SearchResult, TopologyChoice};
+
+use crate::{Device, VyreError};
+
+/// How to run a measurement.
+#[derive(Clone, Copy, Debug)]
+pub struct MeasureRequest<'a> {
+    /// One search per source.
+    pub sources: &'a [u32],
+    /// Topology choice for every search.
+    pub topology: TopologyChoice,
+    /// Chaining for every search.
+    pub chaining: ChainMode,
+    /// Run the five Graph500 checks on every result.
+    pub validate: bool,
+    /// Timed repetitions per source (the median is reported); at least 1.
+    pub repeats: u32,
+}
+
+/// One source's measurement.
+#[derive(Clone, Debug)]
+pub struct SourceRun {
+    /// The source.
+    pub source: u32,
+    /// Median search time over the repetitions.
+    pub time: Duration,
+    /// Undirected edges in the searched component (Graph500 counting).
+    pub edges: u64,
+    /// `edges / time`.
+    pub teps: f64,
+    /// `None` when not validated, else the validation outcome.
+    pub validation: Option<Result<(), String>>,
+    /// The last repetition's result (depths, parents, trace).
+    pub result: SearchResult,
+}
+
+/// Measurements of every source.
+#[derive(Clone, Debug)]
+pub struct Measurement {
+    /// One entry per source, in order.
+    pub runs: Vec<SourceRun>,
+    /// Harmonic mean of the per-source TEPS (Graph500's summary).
+    pub hmean_teps: f64,
+}
+
+impl Measurement {
+    /// Whether every validated result passed.
+    #[must_use]
+    pub fn all_valid(&self) -> bool {
+        self.runs
+            .iter()
+            .all(|r| !matches!(r.validation, Some(Err(_))))
+    }
+}
+
+/// Search `graph` (already loaded on `device`) from every source.
+///
+/// # Errors
+///
+/// [`VyreError`] when a search fails.
+pub fn measure(
+    device: &mut Device,
+    graph: &Graph,
+    request: &MeasureRequest<'_>,
+) -> Result<Measurement, VyreError> {
+    let mut runs = Vec::with_capacity(request.sources.len());
+    for &source in request.sources {
+        let sources = [source];
+        let search = SearchRequest {
+            sources: &sources,
+            topology: request.topology,
+            chaining: request.chaining,
+        };
+        let mut times = Vec::new();
+        let mut last = None;
+        for _ in 0..request.repeats.max(1) {
+            let result = device.search(&search)?;
+            times.push(result.search_time);
+            last = Some(result);
+        }
+        let result = last.expect("at least one repetition ran");
+        times.sort_unstable();
+        let time = times[times.len() / 2];
+        let edges = searched_edges(graph, &result.depths);
+        let validation = request.validate.then(|| {
+            validate_bfs(graph, &sources, &result.depths, &result.parents)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        });
+        runs.push(SourceRun {
+            source,
+            time,
+            edges,
+            teps: edges as f64 / time.as_secs_f64().max(1e-12),
+            validation,
+            result,
+        });
+    }
+    let teps: Vec<f64> = runs.iter().map(|r| r.teps).collect();
+    Ok(Measurement {
+        hmean_teps: harmonic_mean(&teps),
+        runs,
+    })
+}

@@ -1,0 +1,48 @@
+//! Short command-line names of the topologies.
+
+use crate::Topology;
+
+/// The short name of `topology` used on command lines and in reports.
+#[must_use]
+pub fn topology_name(topology: Topology) -> &'static str {
+    match topology {
+        Topology::WarpSparseFrontier => "warp-sparse",
+        Topology::SparseFrontier => "sparse",
+        Topology::HybridFrontier => "hybrid",
+        Topology::DenseFrontier => "dense",
+        Topology::BlockDenseFrontier => "block-dense",
+        Topology::FusedWave => "fused",
+    }
+}
+
+/// Parse a short name (`sparse`) or the full variant name (`SparseFrontier`).
+///
+/// # Errors
+///
+/// A message listing the valid names when `name` is none of them.
+pub fn parse_topology(name: &str) -> Result<Topology, String> {
+    Topology::ALL
+        .into_iter()
+        .find(|&t| topology_name(t) == name || format!("{t:?}") == name)
+        .ok_or_else(|| {
+            let names: Vec<_> = Topology::ALL.into_iter().map(topology_name).collect();
+            format!(
+                "unknown topology '{name}'. Fix: use auto or one of {}.",
+                names.join(", ")
+            )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_topology_round_trips_by_both_names() {
+        for t in Topology::ALL {
+            assert_eq!(parse_topology(topology_name(t)), Ok(t));
+            assert_eq!(parse_topology(&format!("{t:?}")), Ok(t));
+        }
+        assert!(parse_topology("diagonal").unwrap_err().contains("Fix:"));
+    }
+}

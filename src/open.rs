@@ -1,0 +1,172 @@
+//! Opening a device: a named backend, or the best one present.
+
+use std::fmt;
+use std::str::FromStr;
+
+use vyre_driver::backend::{Backend, BackendError, BackendKind};
+use vyre_runtime::Engine;
+
+use crate::{Device, VyreError};
+
+/// Which backend to open.
+#[derive(Clone, Copy, Debug, Default, Eq, PartialEq)]
+pub enum BackendChoice {
+    /// The best present: CUDA, then wgpu on a hardware adapter, then the CPU.
+    #[default]
+    Auto,
+    /// Exactly this backend (wgpu may then be a software adapter such as
+    /// lavapipe).
+    Only(BackendKind),
+}
+
+impl FromStr for BackendChoice {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "auto" => Ok(Self::Auto),
+            "cpu" => Ok(Self::Only(BackendKind::Cpu)),
+            "wgpu" => Ok(Self::Only(BackendKind::Wgpu)),
+            "cuda" => Ok(Self::Only(BackendKind::Cuda)),
+            other => Err(format!(
+                "unknown backend '{other}'. Fix: use one of auto, cpu, wgpu, cuda."
+            )),
+        }
+    }
+}
+
+impl fmt::Display for BackendChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Auto => f.write_str("auto"),
+            Self::Only(kind) => write!(f, "{kind}"),
+        }
+    }
+}
+
+/// How to open a device.
+#[derive(Clone, Copy, Debug, Default, Eq, PartialEq)]
+pub struct OpenRequest {
+    /// Which backend.
+    pub backend: BackendChoice,
+    /// Plan against this many bytes instead of what the device reports.
+    pub memory_budget_bytes: Option<u64>,
+    /// Worker threads of the CPU backend (`None` = one per core).
+    pub cpu_threads: Option<usize>,
+}
+
+impl OpenRequest {
+    /// Open `backend` with everything else measured from the device.
+    #[must_use]
+    pub fn new(backend: BackendChoice) -> Self {
+        Self {
+            backend,
+            ..Self::default()
+        }
+    }
+}
+
+/// The backends compiled into this build, best first.
+#[must_use]
+pub fn available_backends() -> Vec<BackendKind> {
+    BackendKind::PREFERENCE
+        .into_iter()
+        .filter(|&k| compiled(k))
+        .collect()
+}
+
+fn compiled(kind: BackendKind) -> bool {
+    match kind {
+        BackendKind::Cpu => cfg!(feature = "cpu"),
+        BackendKind::Wgpu => cfg!(feature = "wgpu"),
+        BackendKind::Cuda => cfg!(feature = "cuda"),
+    }
+}
+
+/// Open a device.
+///
+/// # Errors
+///
+/// [`VyreError::NotCompiled`] for a backend this build lacks,
+/// [`VyreError::Backend`] when the named backend finds no device, and
+/// [`VyreError::NoBackend`] (with each backend's reason) when `auto` finds
+/// none.
+pub fn open(request: &OpenRequest) -> Result<Device, VyreError> {
+    let backend = match request.backend {
+        BackendChoice::Only(kind) => {
+            if !compiled(kind) {
+                return Err(VyreError::NotCompiled(kind));
+            }
+            open_backend(kind, request, true).map_err(VyreError::Backend)?
+        }
+        BackendChoice::Auto => {
+            let mut tried = Vec::new();
+            let mut opened = None;
+            for kind in available_backends() {
+                match open_backend(kind, request, false) {
+                    Ok(backend) => {
+                        opened = Some(backend);
+                        break;
+                    }
+                    Err(why) => tried.push((kind, why)),
+                }
+            }
+            opened.ok_or(VyreError::NoBackend(tried))?
+        }
+    };
+    let mut engine = Engine::new(backend);
+    engine.set_memory_budget(request.memory_budget_bytes);
+    Ok(Device::new(engine))
+}
+
+#[cfg_attr(
+    not(all(feature = "cpu", feature = "wgpu", feature = "cuda")),
+    allow(unused_variables)
+)]
+fn open_backend(
+    kind: BackendKind,
+    request: &OpenRequest,
+    allow_software: bool,
+) -> Result<Box<dyn Backend>, BackendError> {
+    let not_compiled = || {
+        BackendError::unavailable(format!(
+            "the {kind} backend is not compiled in. Fix: enable the `{kind}` feature."
+        ))
+    };
+    match kind {
+        BackendKind::Cpu => {
+            #[cfg(feature = "cpu")]
+            {
+                let cpu = vyre_cpu::CpuBackend::open(&vyre_cpu::CpuOpenRequest {
+                    threads: request.cpu_threads,
+                    memory_budget_bytes: request.memory_budget_bytes,
+                })?;
+                return Ok(Box::new(cpu));
+            }
+            #[allow(unreachable_code)]
+            Err(not_compiled())
+        }
+        BackendKind::Wgpu => {
+            #[cfg(feature = "wgpu")]
+            {
+                let wgpu = vyre_wgpu::WgpuBackend::open(&vyre_wgpu::WgpuOpenRequest {
+                    allow_software_adapter: allow_software,
+                    memory_budget_bytes: request.memory_budget_bytes,
+                    ..Default::default()
+                })?;
+                return Ok(Box::new(wgpu));
+            }
+            #[allow(unreachable_code)]
+            Err(not_compiled())
+        }
+        BackendKind::Cuda => {
+            #[cfg(feature = "cuda")]
+            {
+                let cuda = vyre_cuda::CudaBackend::open(&vyre_cuda::CudaOpenRequest::default())?;
+                return Ok(Box::new(cuda));
+            }
+            #[allow(unreachable_code)]
+            Err(not_compiled())
+        }
+    }
+}

@@ -1,0 +1,60 @@
+//! The small conformance corpus on every backend: every topology forced and
+//! the policy's choice, depths against the reference, Graph500 checks.
+
+mod support;
+
+use std::sync::Arc;
+
+use vyre::BackendKind;
+use vyre::conformance::{CorpusSize, Verdict, check_case, corpus, modes};
+
+fn conforms(kind: BackendKind) {
+    let Some(mut device) = support::open_or_skip(kind) else {
+        return;
+    };
+    let cases = corpus(CorpusSize::Small).expect("the corpus generates");
+    let mut failures = Vec::new();
+    let mut passed = 0;
+    for case in &cases {
+        device
+            .load(Arc::clone(&case.graph))
+            .unwrap_or_else(|e| panic!("{kind}: loading {} failed: {e}", case.name));
+        for mode in modes() {
+            for outcome in check_case(&mut device, case, mode) {
+                match &outcome.verdict {
+                    Verdict::Pass => passed += 1,
+                    Verdict::Unsupported(_) => {}
+                    _ => failures.push(format!(
+                        "{} {} {:?}: {:?}",
+                        outcome.case, outcome.mode, outcome.sources, outcome.verdict
+                    )),
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{kind} failures:\n{}",
+        failures.join("\n")
+    );
+    // Every case has at least one source set and six modes run everywhere.
+    assert!(
+        passed >= cases.len() * 6,
+        "{kind}: only {passed} searches passed"
+    );
+}
+
+#[test]
+fn cpu_conforms() {
+    conforms(BackendKind::Cpu);
+}
+
+#[test]
+fn wgpu_conforms() {
+    conforms(BackendKind::Wgpu);
+}
+
+#[test]
+fn cuda_conforms() {
+    conforms(BackendKind::Cuda);
+}
