@@ -5,36 +5,50 @@ use std::hash::Hash;
 
 use rustc_hash::FxHashMap;
 
-/// A cached value and the clock tick of its last insertion or hit.
-#[derive(Clone, Copy, Debug)]
-struct Entry<V> {
+/// "No slot" in the recency list.
+const NIL: u32 = u32::MAX;
+
+/// One cached entry and its neighbours in the recency list.
+#[derive(Debug)]
+struct Slot<K, V> {
+    key: K,
     value: V,
-    last_seen: u64,
+    /// More recently used neighbour, or [`NIL`] at the head.
+    newer: u32,
+    /// Less recently used neighbour, or [`NIL`] at the tail.
+    older: u32,
 }
 
 /// A map of at most `capacity` entries; inserting into a full map evicts the
-/// entry least recently inserted or hit. Every hit refreshes its entry.
+/// least recently inserted-or-hit entry. Every hit refreshes its entry.
 ///
-/// Recency is a per-cache tick counter. When it reaches `u64::MAX` the
-/// entries are renumbered `1..=len` in their recency order and the clock
-/// continues from `len`, so it never overflows and never loses the order.
+/// Recency is a doubly linked list threaded through a slot array (head = most
+/// recent), so a hit, an insert and an eviction are each O(1), and there is
+/// no counter that could overflow however long the cache lives. The slot
+/// array and the index are allocated up front; an eviction reuses the
+/// evicted slot.
 #[derive(Debug)]
 pub(super) struct BoundedLru<K, V> {
-    entries: FxHashMap<K, Entry<V>>,
+    index: FxHashMap<K, u32>,
+    slots: Vec<Slot<K, V>>,
+    head: u32,
+    tail: u32,
     capacity: usize,
-    clock: u64,
     hits: u64,
     misses: u64,
 }
 
 impl<K: Copy + Eq + Hash, V: Copy> BoundedLru<K, V> {
-    /// An empty cache that holds at most `capacity` entries; its table is
-    /// allocated up front so that inserts never grow it.
+    /// An empty cache that holds at most `capacity` entries (at most
+    /// `u32::MAX - 1`).
     pub(super) fn with_capacity(capacity: usize) -> Self {
+        let capacity = capacity.min(NIL as usize - 1);
         Self {
-            entries: FxHashMap::with_capacity_and_hasher(capacity, Default::default()),
+            index: FxHashMap::with_capacity_and_hasher(capacity, Default::default()),
+            slots: Vec::with_capacity(capacity),
+            head: NIL,
+            tail: NIL,
             capacity,
-            clock: 0,
             hits: 0,
             misses: 0,
         }
@@ -43,44 +57,47 @@ impl<K: Copy + Eq + Hash, V: Copy> BoundedLru<K, V> {
     /// The cached value for `key`, marked most recently used; counts a hit or
     /// a miss.
     pub(super) fn get(&mut self, key: &K) -> Option<V> {
-        let now = self.tick();
-        match self.entries.get_mut(key) {
-            Some(entry) => {
-                entry.last_seen = now;
-                self.hits = self.hits.saturating_add(1);
-                Some(entry.value)
-            }
-            None => {
-                self.misses = self.misses.saturating_add(1);
-                None
-            }
-        }
+        let Some(&slot) = self.index.get(key) else {
+            self.misses = self.misses.saturating_add(1);
+            return None;
+        };
+        self.hits = self.hits.saturating_add(1);
+        self.move_to_front(slot);
+        Some(self.slots[slot as usize].value)
     }
 
     /// Store `value` under `key` as the most recently used entry, evicting
     /// the least recently used one when the cache is full.
     pub(super) fn insert(&mut self, key: K, value: V) {
-        if self.capacity == 0 {
+        if let Some(&slot) = self.index.get(&key) {
+            self.slots[slot as usize].value = value;
+            self.move_to_front(slot);
             return;
         }
-        let now = self.tick();
-        if let Some(entry) = self.entries.get_mut(&key) {
-            *entry = Entry {
+        let slot = if self.slots.len() < self.capacity {
+            // Below capacity, so the index fits u32 (capacity < NIL).
+            let slot = self.slots.len() as u32;
+            self.slots.push(Slot {
+                key,
                 value,
-                last_seen: now,
-            };
+                newer: NIL,
+                older: NIL,
+            });
+            slot
+        } else if self.tail != NIL {
+            let slot = self.tail;
+            self.unlink(slot);
+            let reused = &mut self.slots[slot as usize];
+            self.index.remove(&reused.key);
+            reused.key = key;
+            reused.value = value;
+            slot
+        } else {
+            // Zero capacity: nothing is ever kept.
             return;
-        }
-        if self.entries.len() >= self.capacity {
-            self.evict_least_recent();
-        }
-        self.entries.insert(
-            key,
-            Entry {
-                value,
-                last_seen: now,
-            },
-        );
+        };
+        self.push_front(slot);
+        self.index.insert(key, slot);
     }
 
     /// Hits and misses counted by [`BoundedLru::get`].
@@ -90,56 +107,62 @@ impl<K: Copy + Eq + Hash, V: Copy> BoundedLru<K, V> {
 
     /// Entries held now.
     pub(super) fn len(&self) -> usize {
-        self.entries.len()
+        self.index.len()
     }
 
-    fn evict_least_recent(&mut self) {
-        let oldest = self
-            .entries
-            .iter()
-            .min_by_key(|(_, entry)| entry.last_seen)
-            .map(|(key, _)| *key);
-        if let Some(key) = oldest {
-            self.entries.remove(&key);
+    fn move_to_front(&mut self, slot: u32) {
+        if self.head != slot {
+            self.unlink(slot);
+            self.push_front(slot);
         }
     }
 
-    /// The next tick; renumbers the entries first when the clock is spent.
-    fn tick(&mut self) -> u64 {
-        if self.clock == u64::MAX {
-            self.renumber();
+    fn unlink(&mut self, slot: u32) {
+        let (newer, older) = {
+            let s = &self.slots[slot as usize];
+            (s.newer, s.older)
+        };
+        match newer {
+            NIL => self.head = older,
+            n => self.slots[n as usize].older = older,
         }
-        self.clock += 1;
-        self.clock
+        match older {
+            NIL => self.tail = newer,
+            o => self.slots[o as usize].newer = newer,
+        }
     }
 
-    /// Renumber entries `1..=len` keeping their order (ticks are unique, so
-    /// the order is total) and restart the clock after them. Runs once per
-    /// 2^64 ticks, so its allocation is not on any hot path.
-    fn renumber(&mut self) {
-        let mut seen: Vec<u64> = self.entries.values().map(|entry| entry.last_seen).collect();
-        seen.sort_unstable();
-        for entry in self.entries.values_mut() {
-            let rank = seen.partition_point(|&tick| tick < entry.last_seen);
-            entry.last_seen = rank as u64 + 1;
+    fn push_front(&mut self, slot: u32) {
+        let old_head = self.head;
+        {
+            let s = &mut self.slots[slot as usize];
+            s.newer = NIL;
+            s.older = old_head;
         }
-        self.clock = seen.len() as u64;
+        match old_head {
+            NIL => self.tail = slot,
+            h => self.slots[h as usize].newer = slot,
+        }
+        self.head = slot;
     }
 
+    /// Keys from most to least recently used.
     #[cfg(test)]
-    pub(super) fn set_clock(&mut self, clock: u64) {
-        self.clock = clock;
-    }
-
-    #[cfg(test)]
-    pub(super) fn contains(&self, key: &K) -> bool {
-        self.entries.contains_key(key)
+    fn keys_by_recency(&self) -> Vec<K> {
+        let mut keys = Vec::new();
+        let mut at = self.head;
+        while at != NIL {
+            keys.push(self.slots[at as usize].key);
+            at = self.slots[at as usize].older;
+        }
+        keys
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::BoundedLru;
+    use proptest::prelude::*;
 
     #[test]
     fn evicts_the_least_recently_used_entry() {
@@ -149,9 +172,7 @@ mod tests {
         cache.insert(3, 30);
         assert_eq!(cache.get(&1), Some(10));
         cache.insert(4, 40);
-        assert!(!cache.contains(&2), "2 was the least recently used");
-        assert!(cache.contains(&1) && cache.contains(&3) && cache.contains(&4));
-        assert_eq!(cache.len(), 3);
+        assert_eq!(cache.keys_by_recency(), vec![4, 1, 3], "2 was evicted");
         assert_eq!(cache.hits_and_misses(), (1, 0));
         assert_eq!(cache.get(&2), None);
         assert_eq!(cache.hits_and_misses(), (1, 1));
@@ -163,31 +184,70 @@ mod tests {
         cache.insert(1, 10);
         cache.insert(2, 20);
         cache.insert(1, 11);
-        assert_eq!(cache.len(), 2);
+        assert_eq!(cache.keys_by_recency(), vec![1, 2]);
         assert_eq!(cache.get(&1), Some(11));
         assert_eq!(cache.get(&2), Some(20));
     }
 
     #[test]
-    fn clock_wrap_keeps_recency_order() {
-        let mut cache = BoundedLru::with_capacity(3);
-        cache.set_clock(u64::MAX - 3);
-        cache.insert(1, 10); // tick MAX - 2
-        cache.insert(2, 20); // tick MAX - 1
-        cache.insert(3, 30); // tick MAX
-        // The clock is spent: this hit renumbers 1, 2, 3 -> 1, 2, 3, then
-        // refreshes 1 to tick 4.
-        assert_eq!(cache.get(&1), Some(10));
-        cache.insert(4, 40);
-        assert!(!cache.contains(&2), "2 is now the least recently used");
-        assert!(cache.contains(&1) && cache.contains(&3) && cache.contains(&4));
+    fn capacity_one_and_zero() {
+        let mut one = BoundedLru::with_capacity(1);
+        one.insert(1, 10);
+        one.insert(2, 20);
+        assert_eq!((one.get(&1), one.get(&2), one.len()), (None, Some(20), 1));
+        let mut zero = BoundedLru::with_capacity(0);
+        zero.insert(1, 10);
+        assert_eq!((zero.get(&1), zero.len()), (None, 0));
     }
 
-    #[test]
-    fn zero_capacity_caches_nothing() {
-        let mut cache = BoundedLru::with_capacity(0);
-        cache.insert(1, 10);
-        assert_eq!(cache.get(&1), None);
-        assert_eq!(cache.len(), 0);
+    #[derive(Clone, Copy, Debug)]
+    enum Op {
+        Get(u8),
+        Insert(u8, u16),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            (0..24u8).prop_map(Op::Get),
+            (0..24u8, any::<u16>()).prop_map(|(k, v)| Op::Insert(k, v)),
+        ]
+    }
+
+    proptest! {
+        /// Against a list kept in recency order by brute force.
+        #[test]
+        fn matches_a_brute_force_lru(capacity in 0..10usize, ops in prop::collection::vec(op(), 0..200)) {
+            let mut cache = BoundedLru::with_capacity(capacity);
+            let mut model: Vec<(u8, u16)> = Vec::new(); // most recent first
+            let (mut hits, mut misses) = (0u64, 0u64);
+            for op in ops {
+                match op {
+                    Op::Get(k) => {
+                        let expected = model.iter().position(|&(key, _)| key == k).map(|at| {
+                            let entry = model.remove(at);
+                            model.insert(0, entry);
+                            entry.1
+                        });
+                        if expected.is_some() { hits += 1 } else { misses += 1 }
+                        prop_assert_eq!(cache.get(&k), expected);
+                    }
+                    Op::Insert(k, v) => {
+                        cache.insert(k, v);
+                        if let Some(at) = model.iter().position(|&(key, _)| key == k) {
+                            model.remove(at);
+                        } else if model.len() == capacity {
+                            model.pop();
+                        }
+                        if capacity > 0 {
+                            model.insert(0, (k, v));
+                        }
+                    }
+                }
+                let keys: Vec<u8> = model.iter().map(|&(k, _)| k).collect();
+                prop_assert_eq!(cache.keys_by_recency(), keys);
+                prop_assert_eq!(cache.len(), model.len());
+            }
+            prop_assert_eq!(cache.hits_and_misses(), (hits, misses));
+        }
     }
 }

@@ -23,8 +23,11 @@
 //!
 //! Grid plans (keyed by request and limits) and geometries (keyed by slots,
 //! workers and width limit) are each cached in a map of at most 128 entries
-//! with least-recently-used eviction; every hit refreshes its entry, errors
-//! are never cached, and the recency clock renumbers instead of overflowing.
+//! with least-recently-used eviction; every hit refreshes its entry and
+//! errors are never cached. Recency is a linked list through the entries,
+//! not a tick counter, so hits, inserts and evictions are O(1) and there is
+//! no clock to overflow. Misses matter as much as hits: frontier lengths
+//! rarely repeat, so many waves of a search ask for a key not seen before.
 //!
 //! The caches are **per thread** (`thread_local!`), not shared. A hit is
 //! then a hash lookup with no lock, atomic or contention, which keeps the
