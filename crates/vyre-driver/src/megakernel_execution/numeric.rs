@@ -25,6 +25,10 @@ pub(super) fn ratio_bps(numerator: u64, denominator: u64) -> u64 {
     if denominator == 0 {
         return if numerator == 0 { 0 } else { u64::MAX };
     }
+    if let Some(scaled) = numerator.checked_mul(FULL_BPS) {
+        // Byte counts below ~1.8 PB: a plain 64-bit division, same result.
+        return scaled / denominator;
+    }
     // u64::MAX * 10_000 < u128::MAX, so the product cannot overflow.
     let wide = u128::from(numerator) * u128::from(FULL_BPS) / u128::from(denominator);
     u64::try_from(wide).unwrap_or(u64::MAX)
