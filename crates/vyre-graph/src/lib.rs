@@ -12,6 +12,7 @@ pub mod error;
 pub mod generate;
 pub mod load;
 pub mod save;
+pub mod spec;
 pub mod teps;
 pub mod validate;
 

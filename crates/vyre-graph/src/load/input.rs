@@ -125,12 +125,17 @@ pub(crate) fn open_reader<'p>(
     })
 }
 
+/// Bytes asked of the reader per call.
+const READ_STEP: usize = 256 << 10;
+
 /// Read until `buf` holds `want` bytes or the stream ends; returns whether
 /// it ended.
 pub(crate) fn fill(reader: &mut dyn Read, buf: &mut Vec<u8>, want: usize) -> io::Result<bool> {
     while buf.len() < want {
         let start = buf.len();
-        buf.resize(want, 0);
+        // Grow in steps: small inputs stay cheap, and only bytes that
+        // arrive are ever zeroed.
+        buf.resize(want.min(start + READ_STEP), 0);
         match reader.read(&mut buf[start..]) {
             Ok(0) => {
                 buf.truncate(start);

@@ -1,0 +1,301 @@
+//! Naming a graph in one string, for command lines: `kron:S`, `urand:S`,
+//! `grid:WxH`, `chain:N`, `star:N`, or a file path.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use crate::generate::{
+    KroneckerSpec, UniformSpec, chain, grid_2d, kronecker, star, uniform_random,
+};
+use crate::load::{LoadError, LoadOptions, load_graph};
+use crate::{Graph, GraphError};
+
+/// A graph named by a string (see [`GraphSpec::from_str`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GraphSpec {
+    /// `kron:S`: Graph500 Kronecker, `2^S` vertices, edge factor 16.
+    Kronecker {
+        /// log2 of the vertex count.
+        scale: u32,
+    },
+    /// `urand:S`: uniform random, `2^S` vertices, `16 * 2^S` edges.
+    Uniform {
+        /// log2 of the vertex count.
+        scale: u32,
+    },
+    /// `grid:WxH`: a `W x H` 4-neighbour grid.
+    Grid {
+        /// Columns.
+        width: u32,
+        /// Rows.
+        height: u32,
+    },
+    /// `chain:N`: a path of `N` vertices.
+    Chain {
+        /// Vertices.
+        vertices: u32,
+    },
+    /// `star:N`: a hub with `N` leaves.
+    Star {
+        /// Leaves.
+        leaves: u32,
+    },
+    /// Anything else: a file for [`load_graph`].
+    File(PathBuf),
+}
+
+/// A string that does not name a graph.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpecError {
+    /// The string.
+    pub spec: String,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "graph spec `{}`: {}. Fix: use kron:S or urand:S (S <= 31), grid:WxH, chain:N, star:N, or a file path (write ./name for a file whose name contains ':').",
+            self.spec, self.reason
+        )
+    }
+}
+
+impl std::error::Error for SpecError {}
+
+const GENERATORS: [&str; 5] = ["kron", "urand", "grid", "chain", "star"];
+
+impl FromStr for GraphSpec {
+    type Err = SpecError;
+
+    /// Parse `kron:S`, `urand:S`, `grid:WxH`, `chain:N`, `star:N` or a
+    /// path. A `word:` prefix that names no generator is an error rather
+    /// than a path, so that typos are caught.
+    fn from_str(text: &str) -> Result<Self, SpecError> {
+        let fail = |reason: String| SpecError {
+            spec: text.to_string(),
+            reason,
+        };
+        if text.trim().is_empty() {
+            return Err(fail("it is empty".into()));
+        }
+        let Some((kind, arg)) = text.split_once(':') else {
+            return Ok(Self::File(PathBuf::from(text)));
+        };
+        let looks_like_generator =
+            !kind.is_empty() && kind.chars().all(|c| c.is_ascii_alphanumeric());
+        if !GENERATORS.contains(&kind) {
+            if looks_like_generator && kind.len() > 1 {
+                return Err(fail(format!("`{kind}` is not a generator")));
+            }
+            return Ok(Self::File(PathBuf::from(text)));
+        }
+        let number = |s: &str, what: &str| {
+            s.parse::<u32>()
+                .map_err(|_| fail(format!("{what} `{s}` is not a whole number below 2^32")))
+        };
+        let scale = |s: &str| {
+            let scale = number(s, "the scale")?;
+            if scale > 31 {
+                return Err(fail(format!("scale {scale} is above 31 (u32 vertex ids)")));
+            }
+            Ok(scale)
+        };
+        match kind {
+            "kron" => Ok(Self::Kronecker { scale: scale(arg)? }),
+            "urand" => Ok(Self::Uniform { scale: scale(arg)? }),
+            "grid" => {
+                let (w, h) = arg
+                    .split_once(['x', 'X'])
+                    .ok_or_else(|| fail(format!("grid size `{arg}` is not WxH")))?;
+                let (width, height) = (number(w, "the width")?, number(h, "the height")?);
+                if width == 0 || height == 0 || width.checked_mul(height).is_none() {
+                    return Err(fail(format!(
+                        "a {width}x{height} grid is empty or has more than 2^32 vertices"
+                    )));
+                }
+                Ok(Self::Grid { width, height })
+            }
+            "chain" => {
+                let vertices = number(arg, "the vertex count")?;
+                if vertices == 0 {
+                    return Err(fail("a chain needs at least one vertex".into()));
+                }
+                Ok(Self::Chain { vertices })
+            }
+            _ => {
+                let leaves = number(arg, "the leaf count")?;
+                if leaves == u32::MAX {
+                    return Err(fail("a star needs leaves + 1 vertices below 2^32".into()));
+                }
+                Ok(Self::Star { leaves })
+            }
+        }
+    }
+}
+
+impl fmt::Display for GraphSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Kronecker { scale } => write!(f, "kron:{scale}"),
+            Self::Uniform { scale } => write!(f, "urand:{scale}"),
+            Self::Grid { width, height } => write!(f, "grid:{width}x{height}"),
+            Self::Chain { vertices } => write!(f, "chain:{vertices}"),
+            Self::Star { leaves } => write!(f, "star:{leaves}"),
+            Self::File(path) => write!(f, "{}", path.display()),
+        }
+    }
+}
+
+/// Why [`GraphSpec::build`] failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SpecBuildError {
+    /// A generator failed.
+    Graph(GraphError),
+    /// A file did not load.
+    Load(LoadError),
+}
+
+impl fmt::Display for SpecBuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Graph(e) => e.fmt(f),
+            Self::Load(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for SpecBuildError {}
+
+/// Choices a spec string leaves open.
+#[derive(Clone, Copy, Debug)]
+pub struct SpecOptions<'a> {
+    /// Seed of the random generators.
+    pub seed: u64,
+    /// Generate directed Kronecker and uniform graphs.
+    pub directed: bool,
+    /// How files are loaded.
+    pub load: LoadOptions<'a>,
+}
+
+impl Default for SpecOptions<'_> {
+    fn default() -> Self {
+        Self {
+            seed: 1,
+            directed: false,
+            load: LoadOptions::default(),
+        }
+    }
+}
+
+impl GraphSpec {
+    /// Make the graph with [`SpecOptions::default`].
+    ///
+    /// # Errors
+    ///
+    /// What the generator or loader returns.
+    pub fn build(&self) -> Result<Graph, SpecBuildError> {
+        self.build_with(SpecOptions::default())
+    }
+
+    /// Make the graph.
+    ///
+    /// # Errors
+    ///
+    /// What the generator or loader returns.
+    pub fn build_with(&self, options: SpecOptions<'_>) -> Result<Graph, SpecBuildError> {
+        let generated = match *self {
+            Self::Kronecker { scale } => kronecker(KroneckerSpec {
+                scale,
+                seed: options.seed,
+                directed: options.directed,
+                ..KroneckerSpec::default()
+            }),
+            Self::Uniform { scale } => {
+                UniformSpec::with_scale(scale, 16, options.seed).and_then(|spec| {
+                    uniform_random(UniformSpec {
+                        directed: options.directed,
+                        ..spec
+                    })
+                })
+            }
+            Self::Grid { width, height } => grid_2d(width, height),
+            Self::Chain { vertices } => chain(vertices),
+            Self::Star { leaves } => star(leaves),
+            Self::File(ref path) => {
+                return load_graph(path, options.load).map_err(SpecBuildError::Load);
+            }
+        };
+        generated.map_err(SpecBuildError::Graph)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse_and_print_back() {
+        for text in [
+            "kron:20",
+            "urand:3",
+            "grid:30x4",
+            "chain:9",
+            "star:70000",
+            "graphs/web.mtx.gz",
+            "./odd:name.txt",
+        ] {
+            let spec: GraphSpec = text.parse().unwrap();
+            assert_eq!(spec.to_string(), text);
+        }
+        assert_eq!(
+            "grid:3X4".parse(),
+            Ok(GraphSpec::Grid {
+                width: 3,
+                height: 4
+            })
+        );
+        assert_eq!(
+            "C:/graphs/x.mtx".parse(),
+            Ok(GraphSpec::File("C:/graphs/x.mtx".into()))
+        );
+    }
+
+    #[test]
+    fn bad_specs_are_typed_errors() {
+        for bad in [
+            "",
+            "kron:",
+            "kron:abc",
+            "kron:32",
+            "urand:-1",
+            "grid:3",
+            "grid:0x5",
+            "grid:65536x65536",
+            "chain:0",
+            "star:4294967295",
+            "kronn:5",
+        ] {
+            let err = bad.parse::<GraphSpec>().unwrap_err();
+            assert_eq!(err.spec, bad);
+            assert!(err.to_string().contains("Fix: "), "{err}");
+        }
+    }
+
+    #[test]
+    fn specs_build_their_graphs() {
+        let g = "grid:3x4".parse::<GraphSpec>().unwrap().build().unwrap();
+        assert_eq!((g.vertex_count(), g.edge_count()), (12, 2 * 17));
+        let g = "kron:8".parse::<GraphSpec>().unwrap().build().unwrap();
+        assert_eq!(g.vertex_count(), 256);
+        let err = "no/such/file.mtx"
+            .parse::<GraphSpec>()
+            .unwrap()
+            .build()
+            .unwrap_err();
+        assert!(matches!(err, SpecBuildError::Load(_)));
+    }
+}
