@@ -12,6 +12,12 @@
 // slot (r + 2) % 3, which was last read before the previous barrier. The
 // queues alternate as in the per-wave kernels.
 
+// What a spinning block does between polls: nothing on the GPU (lowest
+// wake-up latency); the CPU emulator (crates/vyre-cuda/emu) yields.
+#ifndef VYRE_SPIN_PAUSE
+#define VYRE_SPIN_PAUSE()
+#endif
+
 __device__ __forceinline__ void grid_barrier(VyreControl* c) {
     __syncthreads();
     if (threadIdx.x == 0) {
@@ -25,6 +31,7 @@ __device__ __forceinline__ void grid_barrier(VyreControl* c) {
             atomicAdd(&c->bar_gen, 1u);
         } else {
             while (*gen == seen) {
+                VYRE_SPIN_PAUSE();
             }
         }
         __threadfence();

@@ -79,8 +79,9 @@ pub(crate) fn decode_records(
     for (index, r) in words.chunks_exact(RECORD_WORDS).take(count).enumerate() {
         if r[3] != epoch {
             return Err(BackendError::device(format!(
-                "level record {index} of this command was not written by it (epoch {} instead of {epoch}): a kernel did not finish its level. Fix: this is a bug in the vyre CUDA kernels; run with compute-sanitizer and report it."
-            , r[3])));
+                "level record {index} of this command was not written by it (epoch {} instead of {epoch}): a kernel did not finish its level. Fix: this is a bug in the vyre CUDA kernels; run with compute-sanitizer and report it.",
+                r[3]
+            )));
         }
         levels.push(LevelRecord {
             level: r[0],
@@ -107,8 +108,22 @@ mod tests {
     #[test]
     fn records_decode_little_endian_halves() {
         let words = [
-            7, 10, 20, 3, 0x0000_0005, 0x0000_0001, 0xffff_ffff, 0, // record 0
-            8, 20, 0, 3, 0, 0, 9, 0, // record 1
+            7,
+            10,
+            20,
+            3,
+            0x0000_0005,
+            0x0000_0001,
+            0xffff_ffff,
+            0, // record 0
+            8,
+            20,
+            0,
+            3,
+            0,
+            0,
+            9,
+            0, // record 1
         ];
         let levels = decode_records(&words, 2, 3).unwrap();
         assert_eq!(levels[0].level, 7);

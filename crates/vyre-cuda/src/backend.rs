@@ -171,13 +171,18 @@ impl Backend for CudaBackend {
         let plan = plan_command(command, &limits, &state)?;
         let epoch = self.next_epoch();
         let graph = self.graph.as_mut().ok_or_else(not_uploaded)?;
-        match run_command(&self.device, graph, &mut self.events, command, &plan, &state, epoch) {
+        match run_command(
+            &self.device,
+            graph,
+            &mut self.events,
+            command,
+            &plan,
+            &state,
+            epoch,
+        ) {
             Ok(outcome) => {
-                self.search = Some(state.after(
-                    command.topology,
-                    outcome.levels_run,
-                    outcome.frontier_len,
-                ));
+                self.search =
+                    Some(state.after(command.topology, outcome.levels_run, outcome.frontier_len));
                 Ok(outcome.report)
             }
             Err(e) => {
@@ -227,7 +232,17 @@ mod tests {
     fn sources_must_be_distinct_and_in_range() {
         assert!(check_sources(&[], 0).is_ok());
         assert!(check_sources(&[0, 4, 2], 5).is_ok());
-        assert!(check_sources(&[5], 5).unwrap_err().message().contains("out of range"));
-        assert!(check_sources(&[1, 3, 1], 5).unwrap_err().message().contains("more than once"));
+        assert!(
+            check_sources(&[5], 5)
+                .unwrap_err()
+                .message()
+                .contains("out of range")
+        );
+        assert!(
+            check_sources(&[1, 3, 1], 5)
+                .unwrap_err()
+                .message()
+                .contains("more than once")
+        );
     }
 }

@@ -70,7 +70,10 @@ pub(crate) fn check_layout(graph: &Graph, layout: &DeviceLayout) -> Result<(), B
 }
 
 /// Allocate `bytes / size_of::<T>()` elements, uninitialised.
-fn alloc<T: DeviceRepr>(stream: &Arc<CudaStream>, bytes: u64) -> Result<CudaSlice<T>, BackendError> {
+fn alloc<T: DeviceRepr>(
+    stream: &Arc<CudaStream>,
+    bytes: u64,
+) -> Result<CudaSlice<T>, BackendError> {
     let len = usize::try_from(bytes / std::mem::size_of::<T>() as u64).map_err(|_| {
         BackendError::new(format!(
             "a {bytes}-byte buffer does not fit this host's address space. Fix: use a 64-bit host."
@@ -200,8 +203,8 @@ impl DeviceGraph {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vyre_driver::backend::DeviceCapabilities;
     use vyre_driver::backend::BackendKind;
+    use vyre_driver::backend::DeviceCapabilities;
     use vyre_driver::megakernel_execution::MegakernelDeviceCapabilities;
     use vyre_graph::build::{BuildOptions, build_graph};
 
@@ -236,13 +239,28 @@ mod tests {
         let err = check_layout(&undirected, &good).unwrap_err();
         assert!(err.message().contains("edges"), "{err}");
         let narrow = DeviceLayout::for_graph(&directed, &caps(4, u64::MAX), 4).unwrap();
-        assert!(check_layout(&directed, &narrow).unwrap_err().message().contains("8-byte"));
+        assert!(
+            check_layout(&directed, &narrow)
+                .unwrap_err()
+                .message()
+                .contains("8-byte")
+        );
         let split = DeviceLayout::for_graph(&directed, &caps(8, 256), 4).unwrap();
         assert!(split.out_edges.segment_count > 1);
-        assert!(check_layout(&directed, &split).unwrap_err().message().contains("segments"));
+        assert!(
+            check_layout(&directed, &split)
+                .unwrap_err()
+                .message()
+                .contains("segments")
+        );
         let mut no_reverse = good;
         no_reverse.in_edges = None;
-        assert!(check_layout(&directed, &no_reverse).unwrap_err().message().contains("in-edge"));
+        assert!(
+            check_layout(&directed, &no_reverse)
+                .unwrap_err()
+                .message()
+                .contains("in-edge")
+        );
         let symmetric = DeviceLayout::for_graph(&undirected, &caps(8, u64::MAX), 4).unwrap();
         assert!(check_layout(&undirected, &symmetric).is_ok());
     }

@@ -56,8 +56,16 @@ impl SearchState {
             level: self.level.saturating_add(levels),
             frontier_len,
             form,
-            queue: if form == FrontierForm::Queue { self.queue ^ flip } else { self.queue },
-            bitmap: if form == FrontierForm::Bitmap { self.bitmap ^ flip } else { self.bitmap },
+            queue: if form == FrontierForm::Queue {
+                self.queue ^ flip
+            } else {
+                self.queue
+            },
+            bitmap: if form == FrontierForm::Bitmap {
+                self.bitmap ^ flip
+            } else {
+                self.bitmap
+            },
         }
     }
 }
@@ -105,13 +113,21 @@ pub(crate) fn plan_command(
         )));
     }
     let launch = &command.launch;
-    let width_limit = if fused { limits.fused_width } else { limits.max_width };
+    let width_limit = if fused {
+        limits.fused_width
+    } else {
+        limits.max_width
+    };
     if launch.workgroup_size_x == 0 || launch.workgroup_size_x > width_limit {
         return Err(BackendError::new(format!(
             "{:?} asks for workgroups of {} threads but {device} runs it with 1 to {width_limit}. Fix: size the launch within capabilities().{}.",
             command.topology,
             launch.workgroup_size_x,
-            if fused { "resident_workgroup_size" } else { "max_workgroup_size_x" }
+            if fused {
+                "resident_workgroup_size"
+            } else {
+                "max_workgroup_size_x"
+            }
         )));
     }
     if launch.dispatch_grid.contains(&0) {
@@ -285,17 +301,27 @@ mod tests {
             resident_workgroups: 0,
             ..limits()
         };
-        refused(&command(Topology::FusedWave), &no_barrier, "no device-wide barrier");
+        refused(
+            &command(Topology::FusedWave),
+            &no_barrier,
+            "no device-wide barrier",
+        );
     }
 
     #[test]
     fn the_frontier_moves_between_buffers_by_level_parity() {
         let s = state();
         let odd = s.after(Topology::HybridFrontier, 3, 7);
-        assert_eq!((odd.level, odd.frontier_len, odd.queue, odd.bitmap), (6, 7, 0, 0));
+        assert_eq!(
+            (odd.level, odd.frontier_len, odd.queue, odd.bitmap),
+            (6, 7, 0, 0)
+        );
         let even = s.after(Topology::FusedWave, 2, 5);
         assert_eq!((even.queue, even.form), (1, FrontierForm::Queue));
         let dense = s.after(Topology::BlockDenseFrontier, 1, 9);
-        assert_eq!((dense.queue, dense.bitmap, dense.form), (1, 1, FrontierForm::Bitmap));
+        assert_eq!(
+            (dense.queue, dense.bitmap, dense.form),
+            (1, 1, FrontierForm::Bitmap)
+        );
     }
 }

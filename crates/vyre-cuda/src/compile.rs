@@ -85,7 +85,8 @@ pub(crate) fn compile_for(arch: &GpuArch) -> Result<String, BackendError> {
         name: Some("vyre.cu".to_owned()),
         ..CompileOptions::default()
     };
-    let ptx = compile_ptx_with_opts(kernel_source(), options).map_err(|e| compile_error(arch, &e))?;
+    let ptx =
+        compile_ptx_with_opts(kernel_source(), options).map_err(|e| compile_error(arch, &e))?;
     let text = ptx.to_src();
     check_ptx(&text, arch)?;
     Ok(text)
@@ -137,7 +138,16 @@ mod tests {
         assert_eq!(GpuArch::parse("sm_90").unwrap().as_str(), "sm_90");
         assert_eq!(GpuArch::parse("sm_90a").unwrap().as_str(), "sm_90a");
         assert_eq!(GpuArch::parse("sm_120").unwrap().as_str(), "sm_120");
-        for bad in ["", "sm_", "sm_9", "90", "compute_90", "sm_9x", "sm_90aa", "sm_-1"] {
+        for bad in [
+            "",
+            "sm_",
+            "sm_9",
+            "90",
+            "compute_90",
+            "sm_9x",
+            "sm_90aa",
+            "sm_-1",
+        ] {
             let err = GpuArch::parse(bad).unwrap_err();
             assert!(err.message().contains("Fix:"), "{bad}: {err}");
         }

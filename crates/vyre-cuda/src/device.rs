@@ -108,9 +108,9 @@ pub(crate) fn open_device(request: &CudaOpenRequest) -> Result<Device, BackendEr
     };
     let resident = per_sm.saturating_mul(sm_count);
     let (free, total) = ctx.mem_get_info().map_err(during("memory query"))?;
-    let budget = request.memory_budget_bytes.unwrap_or_else(|| {
-        (free as u64).saturating_sub(memory_margin(total as u64))
-    });
+    let budget = request
+        .memory_budget_bytes
+        .unwrap_or_else(|| (free as u64).saturating_sub(memory_margin(total as u64)));
     let launch_overhead_ns = calibrate_launch(&stream, &kernels)?;
     let caps = DeviceCapabilities {
         backend: BackendKind::Cuda,

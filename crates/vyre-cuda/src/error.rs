@@ -51,7 +51,10 @@ mod tests {
 
     #[test]
     fn codes_map_to_kinds_and_messages_end_with_a_fix() {
-        let oom = driver_error("allocation", DriverError(CUresult::CUDA_ERROR_OUT_OF_MEMORY));
+        let oom = driver_error(
+            "allocation",
+            DriverError(CUresult::CUDA_ERROR_OUT_OF_MEMORY),
+        );
         assert_eq!(oom.kind(), BackendErrorKind::OutOfMemory);
         let none = driver_error("init", DriverError(CUresult::CUDA_ERROR_NO_DEVICE));
         assert_eq!(none.kind(), BackendErrorKind::Unavailable);

@@ -2,7 +2,9 @@
 
 use std::sync::Arc;
 
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, LaunchConfig, PushKernelArg};
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaModule, CudaStream, LaunchConfig, PushKernelArg,
+};
 use cudarc::nvrtc::Ptx;
 use vyre_driver::backend::BackendError;
 
@@ -90,7 +92,9 @@ impl Launch {
     /// A set-up launch over `items` work items: SETUP_WIDTH threads per
     /// block, at most `max_blocks` blocks (the kernels stride).
     pub(crate) fn setup(items: u64, max_blocks: u32) -> Self {
-        let blocks = items.div_ceil(u64::from(SETUP_WIDTH)).clamp(1, u64::from(max_blocks.max(1)));
+        let blocks = items
+            .div_ceil(u64::from(SETUP_WIDTH))
+            .clamp(1, u64::from(max_blocks.max(1)));
         Self {
             blocks: u32::try_from(blocks).unwrap_or(u32::MAX),
             width: SETUP_WIDTH,

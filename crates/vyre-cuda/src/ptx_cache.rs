@@ -142,7 +142,9 @@ pub(crate) fn forget(key: &str, policy: &PtxCachePolicy) {
 }
 
 fn lock_memory() -> std::sync::MutexGuard<'static, HashMap<String, Arc<str>>> {
-    memory().lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    memory()
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Write an entry through a temporary file and a rename, so a reader never
@@ -217,7 +219,10 @@ mod tests {
         assert_eq!(got.origin, PtxOrigin::Disk);
         assert_eq!(&*got.ptx, fake.as_str());
         // Now in memory.
-        assert_eq!(load_or_compile(&arch, &policy).unwrap().origin, PtxOrigin::Memory);
+        assert_eq!(
+            load_or_compile(&arch, &policy).unwrap().origin,
+            PtxOrigin::Memory
+        );
         // Forgotten, and the disk entry is damaged: it must not be used.
         forget(&key, &policy);
         std::fs::write(entry_path(&dir, &key), "garbage").unwrap();

@@ -4,10 +4,19 @@
 /// NVRTC program (later files use what earlier ones define; nothing is
 /// `#include`d, so no include paths are needed).
 const PARTS: [(&str, &str); 5] = [
-    ("common.cuh", include_str!("../../../shaders/cuda/common.cuh")),
+    (
+        "common.cuh",
+        include_str!("../../../shaders/cuda/common.cuh"),
+    ),
     ("search.cu", include_str!("../../../shaders/cuda/search.cu")),
-    ("top_down.cu", include_str!("../../../shaders/cuda/top_down.cu")),
-    ("bottom_up.cu", include_str!("../../../shaders/cuda/bottom_up.cu")),
+    (
+        "top_down.cu",
+        include_str!("../../../shaders/cuda/top_down.cu"),
+    ),
+    (
+        "bottom_up.cu",
+        include_str!("../../../shaders/cuda/bottom_up.cu"),
+    ),
     ("fused.cu", include_str!("../../../shaders/cuda/fused.cu")),
 ];
 
@@ -51,7 +60,9 @@ mod tests {
         for name in KERNEL_NAMES {
             let defined = source
                 .lines()
-                .filter(|l| l.starts_with("extern \"C\" __global__") && l.contains(&format!(" {name}(")))
+                .filter(|l| {
+                    l.starts_with("extern \"C\" __global__") && l.contains(&format!(" {name}("))
+                })
                 .count();
             assert_eq!(defined, 1, "{name} should be defined exactly once");
         }
@@ -59,7 +70,11 @@ mod tests {
             .lines()
             .filter(|l| l.starts_with("extern \"C\" __global__"))
             .count();
-        assert_eq!(kernels, KERNEL_NAMES.len(), "a kernel is missing from KERNEL_NAMES");
+        assert_eq!(
+            kernels,
+            KERNEL_NAMES.len(),
+            "a kernel is missing from KERNEL_NAMES"
+        );
     }
 
     #[test]

@@ -20,7 +20,11 @@ pub(crate) struct EventPool {
 
 impl EventPool {
     /// Make sure at least `count` events exist.
-    pub(crate) fn reserve(&mut self, ctx: &Arc<CudaContext>, count: usize) -> Result<(), BackendError> {
+    pub(crate) fn reserve(
+        &mut self,
+        ctx: &Arc<CudaContext>,
+        count: usize,
+    ) -> Result<(), BackendError> {
         while self.events.len() < count {
             // Events made with the default flags of cudarc cannot time.
             let event = ctx
@@ -33,7 +37,9 @@ impl EventPool {
 
     /// Record event `index` (reserved before) on `stream`.
     pub(crate) fn record(&self, index: usize, stream: &CudaStream) -> Result<(), BackendError> {
-        self.events[index].record(stream).map_err(during("event record"))
+        self.events[index]
+            .record(stream)
+            .map_err(during("event record"))
     }
 
     /// Nanoseconds between events `from` and `to`, both recorded and done.

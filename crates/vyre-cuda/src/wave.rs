@@ -53,7 +53,11 @@ pub(crate) fn run_command(
     let stream = &device.stream;
     let fused = command.topology == Topology::FusedWave;
     let per_level_timing = !fused && plan.levels as usize + 2 <= MAX_EVENTS;
-    let last_event = if per_level_timing { plan.levels as usize + 1 } else { 1 };
+    let last_event = if per_level_timing {
+        plan.levels as usize + 1
+    } else {
+        1
+    };
     events.reserve(&device.ctx, last_event + 1)?;
     events.record(0, stream)?;
 
@@ -113,7 +117,11 @@ pub(crate) fn run_command(
             args.level = command.level.saturating_add(i);
             args.history_index = i;
             let grid = Launch {
-                blocks: if i == 0 { plan.first_blocks } else { plan.later_blocks },
+                blocks: if i == 0 {
+                    plan.first_blocks
+                } else {
+                    plan.later_blocks
+                },
                 width: plan.width,
                 shared_bytes,
             };

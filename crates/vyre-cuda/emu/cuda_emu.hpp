@@ -1,0 +1,256 @@
+// Just enough of CUDA to run vyre's kernels on a CPU, for checking their
+// logic on machines without a GPU (see README.md).
+//
+// Model: every block of a launch is a forked process, so `__shared__`
+// variables (static here) are per block; device memory is one MAP_SHARED
+// mapping every block sees; every thread of a block is a std::thread.
+// __syncthreads and the warp intrinsics are barriers that also check that
+// every thread arrived from the same number of earlier calls: a kernel
+// whose threads diverge around them aborts instead of silently pairing up
+// different call sites.
+#pragma once
+
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+typedef unsigned int u32;
+typedef unsigned long long u64;
+
+struct EmuDim3 {
+    u32 x = 0, y = 0, z = 0;
+};
+
+inline thread_local EmuDim3 threadIdx;
+inline EmuDim3 blockIdx;   // one block per process
+inline EmuDim3 blockDim;
+inline EmuDim3 gridDim;
+
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+#define __shared__ static
+#define VYRE_SPIN_PAUSE() sched_yield()
+
+// Dynamic shared memory (extern __shared__ arrays are rewritten to point
+// here by run.sh).
+alignas(16) inline unsigned char emu_dynamic_smem[64 * 1024];
+
+[[noreturn]] inline void emu_fail(const char* what) {
+    std::fprintf(stderr, "EMU FAILURE (block %u thread %u): %s\n", blockIdx.x, threadIdx.x, what);
+    std::fflush(stderr);
+    _exit(3);
+}
+
+// A barrier over `count` threads that checks they all come from the same
+// number of previous waits.
+struct EmuBarrier {
+    pthread_barrier_t bar;
+    u64 calls[1024];
+    void init(u32 count) { pthread_barrier_init(&bar, nullptr, count); }
+};
+
+inline EmuBarrier emu_block_barrier;
+inline EmuBarrier emu_warp_barrier[32];
+inline u64 emu_warp_values[32][32];
+inline thread_local u64 emu_block_calls = 0;
+inline thread_local u64 emu_warp_calls = 0;
+
+inline void emu_checked_wait(EmuBarrier& b, u32 slot, u32 count, u64& my_calls, const char* what) {
+    b.calls[slot] = ++my_calls;
+    pthread_barrier_wait(&b.bar);
+    for (u32 i = 0; i < count; ++i) {
+        if (b.calls[i] != my_calls) emu_fail(what);
+    }
+    pthread_barrier_wait(&b.bar);
+}
+
+inline void __syncthreads() {
+    emu_checked_wait(emu_block_barrier, threadIdx.x, blockDim.x, emu_block_calls,
+                     "__syncthreads reached from diverged threads");
+}
+
+inline u32 emu_lane() { return threadIdx.x & 31u; }
+inline u32 emu_warp() { return threadIdx.x >> 5; }
+
+// Publish `v` from every lane, then return lane `src`'s value.
+inline u64 emu_exchange(u64 v, u32 src) {
+    const u32 w = emu_warp(), lane = emu_lane();
+    EmuBarrier& b = emu_warp_barrier[w];
+    emu_warp_values[w][lane] = v;
+    b.calls[lane] = ++emu_warp_calls;
+    pthread_barrier_wait(&b.bar);
+    for (u32 i = 0; i < 32; ++i) {
+        if (b.calls[i] != emu_warp_calls) emu_fail("warp intrinsic reached from diverged lanes");
+    }
+    const u64 r = emu_warp_values[w][src & 31u];
+    pthread_barrier_wait(&b.bar);
+    return r;
+}
+
+inline u32 __ballot_sync(u32 mask, bool pred) {
+    if (mask != 0xffffffffu) emu_fail("partial warp mask");
+    const u32 w = emu_warp(), lane = emu_lane();
+    EmuBarrier& b = emu_warp_barrier[w];
+    emu_warp_values[w][lane] = pred ? 1 : 0;
+    b.calls[lane] = ++emu_warp_calls;
+    pthread_barrier_wait(&b.bar);
+    u32 bits = 0;
+    for (u32 i = 0; i < 32; ++i) {
+        if (b.calls[i] != emu_warp_calls) emu_fail("ballot reached from diverged lanes");
+        if (emu_warp_values[w][i]) bits |= 1u << i;
+    }
+    pthread_barrier_wait(&b.bar);
+    return bits;
+}
+
+template <class T>
+inline T __shfl_sync(u32 mask, T v, u32 src) {
+    if (mask != 0xffffffffu) emu_fail("partial warp mask");
+    return (T)emu_exchange((u64)v, src);
+}
+template <class T>
+inline T __shfl_up_sync(u32 mask, T v, u32 d) {
+    if (mask != 0xffffffffu) emu_fail("partial warp mask");
+    const u32 lane = emu_lane();
+    const T r = (T)emu_exchange((u64)v, lane >= d ? lane - d : lane);
+    return r;
+}
+template <class T>
+inline T __shfl_down_sync(u32 mask, T v, u32 d) {
+    if (mask != 0xffffffffu) emu_fail("partial warp mask");
+    const u32 lane = emu_lane();
+    return (T)emu_exchange((u64)v, lane + d < 32 ? lane + d : lane);
+}
+template <class T>
+inline T __shfl_xor_sync(u32 mask, T v, u32 m) {
+    if (mask != 0xffffffffu) emu_fail("partial warp mask");
+    return (T)emu_exchange((u64)v, emu_lane() ^ m);
+}
+
+inline int __popc(u32 x) { return __builtin_popcount(x); }
+inline int __ffs(u32 x) { return __builtin_ffs((int)x); }
+template <class T>
+inline T __ldg(const T* p) { return *p; }
+template <class T>
+inline T __ldcg(const T* p) { return *p; }
+inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+
+inline u32 atomicAdd(u32* p, u32 v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
+inline u64 atomicAdd(u64* p, u64 v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
+inline u32 atomicOr(u32* p, u32 v) { return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); }
+inline u32 atomicExch(u32* p, u32 v) { return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); }
+inline u32 atomicCAS(u32* p, u32 expected, u32 desired) {
+    __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    return expected;
+}
+
+// ---- device memory and launches -------------------------------------------
+
+struct EmuDevice {
+    unsigned char* base = nullptr;
+    size_t size = 0, used = 0;
+
+    void init(size_t bytes) {
+        void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) {
+            std::perror("mmap");
+            std::exit(2);
+        }
+        base = (unsigned char*)p;
+        size = bytes;
+    }
+    void reset() { used = 0; }
+    template <class T>
+    T* alloc(size_t count) {
+        const size_t bytes = (count * sizeof(T) + 255) & ~size_t(255);
+        if (used + bytes > size) {
+            std::fprintf(stderr, "emulated device memory exhausted\n");
+            std::exit(2);
+        }
+        T* p = (T*)(base + used);
+        // Poison: uninitialised device memory is not zero.
+        std::memset(p, 0xA5, bytes);
+        used += bytes;
+        return p;
+    }
+};
+
+// Run kernel(args) on a grid of `blocks` x `width` threads. All blocks run
+// at once (each in its own process), so cooperative launches are modelled
+// too. Returns false if a block failed or the launch timed out (a hang).
+template <class Args>
+inline bool emu_launch(void (*kernel)(Args), u32 blocks, u32 width, const Args& args,
+                       unsigned timeout_s = 30) {
+    if (width == 0 || width % 32 != 0 || width > 1024) emu_fail("bad block width");
+    std::fflush(stdout);
+    std::fflush(stderr);
+    gridDim = EmuDim3{blocks, 1, 1};
+    blockDim = EmuDim3{width, 1, 1};
+    std::vector<pid_t> children;
+    for (u32 b = 0; b < blocks; ++b) {
+        const pid_t pid = fork();
+        if (pid < 0) {
+            std::perror("fork");
+            std::exit(2);
+        }
+        if (pid == 0) {
+            blockIdx = EmuDim3{b, 0, 0};
+            emu_block_barrier.init(width);
+            for (u32 w = 0; w < width / 32; ++w) emu_warp_barrier[w].init(32);
+            std::vector<std::thread> threads;
+            threads.reserve(width);
+            for (u32 t = 0; t < width; ++t) {
+                threads.emplace_back([t, kernel, &args] {
+                    threadIdx = EmuDim3{t, 0, 0};
+                    kernel(args);
+                });
+            }
+            for (auto& th : threads) th.join();
+            std::fflush(stdout);
+            _exit(0);
+        }
+        children.push_back(pid);
+    }
+    bool ok = true;
+    const time_t deadline = time(nullptr) + timeout_s;
+    size_t done = 0;
+    std::vector<bool> finished(children.size(), false);
+    while (done < children.size()) {
+        for (size_t i = 0; i < children.size(); ++i) {
+            if (finished[i]) continue;
+            int status = 0;
+            const pid_t r = waitpid(children[i], &status, WNOHANG);
+            if (r == children[i]) {
+                finished[i] = true;
+                ++done;
+                if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ok = false;
+            }
+        }
+        if (done < children.size()) {
+            if (time(nullptr) > deadline) {
+                std::fprintf(stderr, "EMU FAILURE: launch of %u blocks hung\n", blocks);
+                for (size_t i = 0; i < children.size(); ++i) {
+                    if (!finished[i]) kill(children[i], SIGKILL);
+                }
+                for (size_t i = 0; i < children.size(); ++i) {
+                    if (!finished[i]) waitpid(children[i], nullptr, 0);
+                }
+                return false;
+            }
+            usleep(200);
+        }
+    }
+    return ok;
+}

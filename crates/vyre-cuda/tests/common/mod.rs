@@ -1,0 +1,499 @@
+//! Shared harness of the CUDA integration tests: opening the device (or
+//! skipping visibly), a corpus of graph shapes, a small wave loop standing in
+//! for the engine, and checks against the reference BFS.
+#![allow(dead_code)]
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use vyre_cuda::{CudaBackend, CudaOpenRequest, driver_present};
+use vyre_driver::backend::{
+    Backend, BackendErrorKind, DeviceCapabilities, DeviceLayout, FrontierForm, LaunchShape,
+    WaveCommand, WaveReport, frontier_form_of, slots_for,
+};
+use vyre_driver::megakernel_execution::MegakernelExecutionTopology as Topology;
+use vyre_graph::bfs::reference_bfs;
+use vyre_graph::build::{BuildOptions, build_graph};
+use vyre_graph::generate::{
+    KroneckerSpec, UniformSpec, chain, disjoint_union, grid_2d, kronecker, star, uniform_random,
+};
+use vyre_graph::{Graph, UNREACHED};
+
+/// Levels one command may record (sizes the history buffer).
+pub const HISTORY_LEVELS: u32 = 4096;
+
+/// Tests share one GPU; cooperative launches must not compete for it.
+static GPU: Mutex<()> = Mutex::new(());
+
+/// The device and the lock that keeps other tests off it.
+pub struct Gpu {
+    pub backend: CudaBackend,
+    _lock: MutexGuard<'static, ()>,
+}
+
+fn required() -> bool {
+    std::env::var("VYRE_REQUIRE_BACKENDS").is_ok_and(|v| v.to_ascii_lowercase().contains("cuda"))
+}
+
+/// Open device 0, or print why not and return `None` (a visible skip) —
+/// unless `VYRE_REQUIRE_BACKENDS` names cuda, in which case fail.
+pub fn open_gpu(test: &str) -> Option<Gpu> {
+    let lock = GPU
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if !driver_present() {
+        assert!(
+            !required(),
+            "{test}: VYRE_REQUIRE_BACKENDS includes cuda but no CUDA driver was found"
+        );
+        println!("{test}: skipped: no CUDA driver");
+        return None;
+    }
+    match CudaBackend::open(&CudaOpenRequest::default()) {
+        Ok(backend) => Some(Gpu {
+            backend,
+            _lock: lock,
+        }),
+        Err(e) if e.kind() == BackendErrorKind::Unavailable && !required() => {
+            println!("{test}: skipped: no usable CUDA device: {e}");
+            None
+        }
+        Err(e) => panic!("{test}: the CUDA backend did not open: {e}"),
+    }
+}
+
+/// Whether the device can run FusedWave; prints a skip line when not.
+pub fn has_barrier(gpu: &Gpu) -> bool {
+    let caps = gpu.backend.capabilities();
+    if caps.megakernel.supports_device_wide_barrier && caps.resident_workgroups > 0 {
+        return true;
+    }
+    println!("skipped: {} has no device-wide barrier", caps.device_name);
+    false
+}
+
+/// A graph of the corpus and the source sets to search it from.
+pub struct Case {
+    pub name: &'static str,
+    pub graph: Arc<Graph>,
+    pub sources: Vec<Vec<u32>>,
+}
+
+fn case(name: &'static str, graph: Graph, sources: Vec<Vec<u32>>) -> Case {
+    Case {
+        name,
+        graph: Arc::new(graph),
+        sources,
+    }
+}
+
+/// Every shape the topologies are checked on.
+pub fn corpus() -> Vec<Case> {
+    let loops_and_duplicates = {
+        let mut edges = vec![
+            (0, 0),
+            (0, 1),
+            (0, 1),
+            (1, 2),
+            (2, 2),
+            (2, 1),
+            (3, 4),
+            (4, 4),
+        ];
+        edges.extend((5..200).map(|v| (v - 1, v)));
+        edges.extend((5..200).map(|v| (v, v)));
+        edges.extend((5..200).step_by(3).map(|v| (v - 1, v)));
+        let options = BuildOptions {
+            symmetrize: true,
+            remove_self_loops: false,
+            remove_duplicates: false,
+        };
+        build_graph(200, &edges, options).expect("loops graph")
+    };
+    let directed_loops = {
+        let mut edges: Vec<(u32, u32)> = (1..300).map(|v| (v - 1, v)).collect();
+        edges.extend((0..300).step_by(7).map(|v| (v, v)));
+        edges.extend((10..300).step_by(10).map(|v| (v, v - 10)));
+        edges.extend([(5, 5), (5, 6), (5, 6)]);
+        let options = BuildOptions {
+            symmetrize: false,
+            remove_self_loops: false,
+            remove_duplicates: false,
+        };
+        build_graph(300, &edges, options).expect("directed loops graph")
+    };
+    let disconnected = disjoint_union(&[
+        grid_2d(20, 20).expect("grid"),
+        chain(50).expect("chain"),
+        build_graph(30, &[], BuildOptions::UNDIRECTED).expect("isolated"),
+        star(40).expect("star"),
+    ])
+    .expect("union");
+    vec![
+        case(
+            "grid 64x64",
+            grid_2d(64, 64).expect("grid"),
+            vec![vec![0], vec![2080], vec![0, 4095]],
+        ),
+        case(
+            "grid 300x300",
+            grid_2d(300, 300).expect("grid"),
+            vec![vec![0]],
+        ),
+        case(
+            "chain 3000",
+            chain(3000).expect("chain"),
+            vec![vec![0], vec![1500]],
+        ),
+        case(
+            "star 100000",
+            star(100_000).expect("star"),
+            vec![vec![0], vec![77_777], vec![3, 99_999]],
+        ),
+        case(
+            "disconnected",
+            disconnected,
+            vec![vec![0], vec![405, 460], vec![401, 480]],
+        ),
+        case(
+            "self-loops and duplicates",
+            loops_and_duplicates,
+            vec![vec![0], vec![3]],
+        ),
+        case(
+            "directed with loops",
+            directed_loops,
+            vec![vec![0], vec![150]],
+        ),
+        case(
+            "directed uniform",
+            uniform_random(UniformSpec {
+                vertex_count: 5000,
+                edge_count: 30_000,
+                seed: 11,
+                directed: true,
+            })
+            .expect("uniform"),
+            vec![vec![0], vec![17, 4000]],
+        ),
+        case(
+            "directed kronecker 12",
+            kronecker(KroneckerSpec {
+                scale: 12,
+                seed: 5,
+                directed: true,
+                ..KroneckerSpec::default()
+            })
+            .expect("kronecker"),
+            vec![vec![1], vec![2, 3, 4]],
+        ),
+        case(
+            "one vertex",
+            build_graph(1, &[], BuildOptions::UNDIRECTED).expect("one"),
+            vec![vec![0]],
+        ),
+        case(
+            "no edges",
+            build_graph(1000, &[], BuildOptions::UNDIRECTED).expect("empty"),
+            vec![vec![5], vec![1, 2, 3]],
+        ),
+        case(
+            "uniform 20000",
+            uniform_random(UniformSpec {
+                vertex_count: 20_000,
+                edge_count: 160_000,
+                seed: 3,
+                directed: false,
+            })
+            .expect("uniform"),
+            vec![vec![0], vec![19_999]],
+        ),
+        case(
+            "kronecker 14",
+            kronecker(KroneckerSpec {
+                scale: 14,
+                seed: 9,
+                ..KroneckerSpec::default()
+            })
+            .expect("kronecker"),
+            vec![vec![0], vec![100, 200, 300, 400]],
+        ),
+    ]
+}
+
+/// What the test loop runs next.
+#[derive(Clone, Copy, Debug)]
+pub struct Choice {
+    pub topology: Topology,
+    pub max_levels: u32,
+    pub band: u64,
+    /// Workgroups of the launch instead of the simple rule.
+    pub blocks: Option<u32>,
+}
+
+impl Choice {
+    /// One level of `topology`.
+    pub fn single(topology: Topology) -> Self {
+        Self {
+            topology,
+            max_levels: 1,
+            band: u64::MAX,
+            blocks: None,
+        }
+    }
+}
+
+/// Where the search stands before a command.
+#[derive(Clone, Copy, Debug)]
+pub struct Step {
+    pub wave: usize,
+    pub level: u32,
+    pub frontier_len: u32,
+    pub form: FrontierForm,
+}
+
+/// The launch the engine would size, by a simple rule: width 256 and
+/// ceil(slots / width) workgroups; FusedWave at the resident width with at
+/// most the resident workgroups.
+pub fn launch_for(
+    caps: &DeviceCapabilities,
+    choice: &Choice,
+    frontier_len: u32,
+    n: u32,
+) -> LaunchShape {
+    let cap = caps.max_compute_workgroups_per_dimension.min(8192);
+    if choice.topology == Topology::FusedWave {
+        let width = caps.resident_workgroup_size;
+        let needed = frontier_len.div_ceil(width).max(1);
+        let blocks = choice
+            .blocks
+            .unwrap_or(needed.min(caps.resident_workgroups));
+        return LaunchShape {
+            workgroup_size_x: width,
+            dispatch_grid: [blocks, 1, 1],
+            slots_per_lane: 1,
+            max_workgroups: blocks,
+        };
+    }
+    let width = 256;
+    let slots = slots_for(choice.topology, frontier_len, n);
+    let blocks = choice.blocks.unwrap_or(slots.div_ceil(width).clamp(1, cap));
+    let most = slots_for(choice.topology, n, n)
+        .div_ceil(width)
+        .clamp(1, cap);
+    LaunchShape {
+        workgroup_size_x: width,
+        dispatch_grid: [blocks, 1, 1],
+        slots_per_lane: 1,
+        max_workgroups: most,
+    }
+}
+
+/// Upload `graph` with a layout from the device's capabilities and check the
+/// memory held against it.
+pub fn upload(backend: &mut CudaBackend, graph: &Arc<Graph>) -> DeviceLayout {
+    let layout =
+        DeviceLayout::for_graph(graph, backend.capabilities(), HISTORY_LEVELS).expect("layout");
+    backend.upload(graph, &layout).expect("upload");
+    let held = backend.allocated_bytes();
+    assert!(
+        held <= layout.total_bytes(),
+        "holds {held} bytes, layout allows {}",
+        layout.total_bytes()
+    );
+    assert!(held > 0);
+    layout
+}
+
+/// One search's results and every report.
+pub struct Outcome {
+    pub depths: Vec<u32>,
+    pub parents: Vec<u32>,
+    pub waves: Vec<(Choice, WaveReport)>,
+}
+
+/// Run a search with the choices `choose` makes, checking every report
+/// against the contract as it comes.
+pub fn search(
+    backend: &mut CudaBackend,
+    graph: &Graph,
+    sources: &[u32],
+    mut choose: impl FnMut(&Step) -> Choice,
+) -> Outcome {
+    let n = graph.vertex_count();
+    backend.begin_search(sources).expect("begin_search");
+    let mut step = Step {
+        wave: 0,
+        level: 0,
+        frontier_len: sources.len() as u32,
+        form: FrontierForm::Queue,
+    };
+    let mut waves = Vec::new();
+    while step.frontier_len > 0 {
+        assert!(step.level <= n + 1, "the search runs past {n} levels");
+        let choice = choose(&step);
+        let command = WaveCommand {
+            topology: choice.topology,
+            frontier: step.form,
+            level: step.level,
+            frontier_len: step.frontier_len,
+            max_levels: choice.max_levels,
+            launch: launch_for(backend.capabilities(), &choice, step.frontier_len, n),
+            band_max_frontier_edges: choice.band,
+        };
+        let report = backend
+            .run_wave(&command)
+            .unwrap_or_else(|e| panic!("wave {} ({choice:?}): {e}", step.wave));
+        check_report(&command, &report);
+        let last = report.levels.last().expect("at least one level");
+        step = Step {
+            wave: step.wave + 1,
+            level: step.level + report.levels.len() as u32,
+            frontier_len: last.frontier_out,
+            form: report.frontier.expect("frontier form"),
+        };
+        waves.push((choice, report));
+    }
+    let mut depths = vec![0; n as usize];
+    let mut parents = vec![0; n as usize];
+    backend.read_depths(&mut depths).expect("read_depths");
+    backend.read_parents(&mut parents).expect("read_parents");
+    Outcome {
+        depths,
+        parents,
+        waves,
+    }
+}
+
+/// What every report must satisfy whatever the graph.
+fn check_report(command: &WaveCommand, report: &WaveReport) {
+    let levels = &report.levels;
+    assert!(!levels.is_empty(), "a command runs at least one level");
+    assert!(levels.len() <= command.max_levels.max(1) as usize);
+    assert_eq!(report.frontier, Some(frontier_form_of(command.topology)));
+    assert!(report.device_ns.is_some());
+    assert!(report.readback_bytes > 0);
+    assert_eq!(levels[0].frontier_in, command.frontier_len);
+    for (i, l) in levels.iter().enumerate() {
+        assert_eq!(l.level, command.level + i as u32);
+        if i + 1 < levels.len() {
+            // A level ran after this one, so this one must not have stopped
+            // the command.
+            assert!(l.frontier_out > 0, "ran a level after an empty frontier");
+            assert!(
+                l.frontier_out_edges <= command.band_max_frontier_edges,
+                "ran a level after the frontier left the band"
+            );
+            assert_eq!(levels[i + 1].frontier_in, l.frontier_out);
+        }
+    }
+    let last = levels.last().expect("non-empty");
+    let stopped = last.frontier_out == 0
+        || last.frontier_out_edges > command.band_max_frontier_edges
+        || levels.len() == command.max_levels.max(1) as usize;
+    assert!(stopped, "the command returned early: {levels:?}");
+    if command.topology != Topology::FusedWave && command.max_levels <= 1024 {
+        assert!(
+            levels.iter().all(|l| l.device_ns.is_some()),
+            "per-wave levels are timed"
+        );
+    }
+}
+
+/// Per-level figures of the reference search.
+struct LevelStats {
+    /// Vertices at each depth.
+    count: Vec<u64>,
+    /// Sum of out-degrees of the vertices at each depth.
+    out_edges: Vec<u64>,
+}
+
+fn level_stats(graph: &Graph, depths: &[u32]) -> LevelStats {
+    let deepest = depths
+        .iter()
+        .filter(|&&d| d != UNREACHED)
+        .max()
+        .copied()
+        .unwrap_or(0);
+    let mut s = LevelStats {
+        count: vec![0; deepest as usize + 2],
+        out_edges: vec![0; deepest as usize + 2],
+    };
+    for (v, &d) in depths.iter().enumerate() {
+        if d != UNREACHED {
+            s.count[d as usize] += 1;
+            s.out_edges[d as usize] += graph.out_edges().degree(v as u32);
+        }
+    }
+    s
+}
+
+/// Depths equal to the reference, parents forming a valid BFS tree, and
+/// every level record equal to what the reference says about that level.
+pub fn check_outcome(what: &str, graph: &Graph, sources: &[u32], outcome: &Outcome) {
+    let reference = reference_bfs(graph, sources);
+    if let Some(v) = (0..reference.depths.len()).find(|&v| outcome.depths[v] != reference.depths[v])
+    {
+        panic!(
+            "{what}: depth of vertex {v} is {} but the reference says {}",
+            outcome.depths[v], reference.depths[v]
+        );
+    }
+    for (v, (&d, &p)) in outcome.depths.iter().zip(&outcome.parents).enumerate() {
+        let v = v as u32;
+        if d == UNREACHED {
+            assert_eq!(p, UNREACHED, "{what}: unreached vertex {v} has parent {p}");
+        } else if d == 0 {
+            assert_eq!(p, v, "{what}: source {v} is not its own parent");
+        } else {
+            assert!(
+                p < graph.vertex_count(),
+                "{what}: vertex {v} has parent {p}"
+            );
+            assert_eq!(
+                outcome.depths[p as usize],
+                d - 1,
+                "{what}: parent {p} of vertex {v} (depth {d}) is not one level up"
+            );
+            assert!(
+                graph.out_edges().neighbors(p).contains(&v),
+                "{what}: parent {p} of vertex {v} has no edge to it"
+            );
+        }
+    }
+    let stats = level_stats(graph, &reference.depths);
+    let at = |v: &Vec<u64>, l: u32| v.get(l as usize).copied().unwrap_or(0);
+    for (choice, report) in &outcome.waves {
+        for l in &report.levels {
+            let label = format!("{what}: level {} ({:?})", l.level, choice.topology);
+            assert_eq!(
+                u64::from(l.frontier_in),
+                at(&stats.count, l.level),
+                "{label}: frontier_in"
+            );
+            assert_eq!(
+                u64::from(l.frontier_out),
+                at(&stats.count, l.level + 1),
+                "{label}: frontier_out"
+            );
+            assert_eq!(
+                l.frontier_out_edges,
+                at(&stats.out_edges, l.level + 1),
+                "{label}: frontier_out_edges"
+            );
+            if frontier_form_of(choice.topology) == FrontierForm::Queue {
+                assert_eq!(
+                    l.edges_examined,
+                    at(&stats.out_edges, l.level),
+                    "{label}: a top-down level examines the frontier's out-edges"
+                );
+            } else {
+                assert!(
+                    l.edges_examined >= u64::from(l.frontier_out)
+                        && l.edges_examined <= graph.edge_count(),
+                    "{label}: bottom-up examined {} edges",
+                    l.edges_examined
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,268 @@
+//! Searches that change topology between waves, chain several per-wave
+//! levels into one command, or leave and re-enter a fused launch through
+//! its band; and commands the backend must refuse without losing the
+//! search. Needs a CUDA device; skips visibly without one.
+
+mod common;
+
+use common::{
+    Choice, HISTORY_LEVELS, check_outcome, corpus, has_barrier, launch_for, open_gpu, search,
+    upload,
+};
+use std::sync::Arc;
+use vyre_driver::backend::{Backend, BackendErrorKind, FrontierForm, WaveCommand};
+use vyre_driver::megakernel_execution::MegakernelExecutionTopology as Topology;
+use vyre_graph::generate::{KroneckerSpec, grid_2d, kronecker};
+
+const PER_WAVE: [Topology; 5] = [
+    Topology::WarpSparseFrontier,
+    Topology::SparseFrontier,
+    Topology::HybridFrontier,
+    Topology::DenseFrontier,
+    Topology::BlockDenseFrontier,
+];
+
+#[test]
+fn switching_topology_every_wave_matches_the_reference() {
+    let Some(mut gpu) = open_gpu("switching") else {
+        return;
+    };
+    let mut order = PER_WAVE.to_vec();
+    if has_barrier(&gpu) {
+        order.push(Topology::FusedWave);
+    }
+    for case in corpus() {
+        upload(&mut gpu.backend, &case.graph);
+        for (k, sources) in case.sources.iter().enumerate() {
+            // A different rotation per source set, so every ordered pair of
+            // topologies meets somewhere.
+            let outcome = search(&mut gpu.backend, &case.graph, sources, |step| {
+                Choice::single(order[(step.wave * (k + 1) + k) % order.len()])
+            });
+            let what = format!("rotating topologies on {} from {sources:?}", case.name);
+            check_outcome(&what, &case.graph, sources, &outcome);
+        }
+    }
+}
+
+#[test]
+fn chains_of_per_wave_levels_match_the_reference() {
+    let Some(mut gpu) = open_gpu("chains") else {
+        return;
+    };
+    for case in corpus() {
+        upload(&mut gpu.backend, &case.graph);
+        let sources = &case.sources[0];
+        for (i, &topology) in PER_WAVE.iter().enumerate() {
+            for (max_levels, band) in [(2, u64::MAX), (7, u64::MAX), (64, 200), (1000, u64::MAX)] {
+                // Alternate with the next topology between chains, so chains
+                // also start from the other frontier form.
+                let other = PER_WAVE[(i + 1) % PER_WAVE.len()];
+                let outcome = search(&mut gpu.backend, &case.graph, sources, |step| Choice {
+                    topology: if step.wave % 2 == 0 { topology } else { other },
+                    max_levels,
+                    band,
+                    blocks: None,
+                });
+                let what = format!(
+                    "chains of {max_levels} {topology:?}/{other:?} levels (band {band}) on {}",
+                    case.name
+                );
+                check_outcome(&what, &case.graph, sources, &outcome);
+            }
+        }
+    }
+}
+
+#[test]
+fn fused_waves_leave_through_the_band_and_resume() {
+    let Some(mut gpu) = open_gpu("fused_band") else {
+        return;
+    };
+    if !has_barrier(&gpu) {
+        return;
+    }
+    let mut band_exits = 0;
+    for case in corpus() {
+        upload(&mut gpu.backend, &case.graph);
+        for sources in &case.sources {
+            let mut after_fused = false;
+            let outcome = search(&mut gpu.backend, &case.graph, sources, |_| {
+                // Fused with a small band; when it returns, one dense level,
+                // then fused again.
+                after_fused = !after_fused;
+                if after_fused {
+                    Choice {
+                        max_levels: HISTORY_LEVELS,
+                        band: 64,
+                        ..Choice::single(Topology::FusedWave)
+                    }
+                } else {
+                    Choice::single(Topology::DenseFrontier)
+                }
+            });
+            band_exits += outcome
+                .waves
+                .iter()
+                .filter(|(c, r)| {
+                    c.topology == Topology::FusedWave
+                        && r.levels
+                            .last()
+                            .is_some_and(|l| l.frontier_out > 0 && l.frontier_out_edges > 64)
+                })
+                .count();
+            let what = format!("fused with band 64 on {} from {sources:?}", case.name);
+            check_outcome(&what, &case.graph, sources, &outcome);
+        }
+    }
+    assert!(
+        band_exits > 10,
+        "fused launches should have left through the band ({band_exits})"
+    );
+}
+
+#[test]
+fn fused_waves_run_at_full_residency_and_with_one_block() {
+    let Some(mut gpu) = open_gpu("fused_grids") else {
+        return;
+    };
+    if !has_barrier(&gpu) {
+        return;
+    }
+    let resident = gpu.backend.capabilities().resident_workgroups;
+    println!(
+        "{}: {resident} fused workgroups resident",
+        gpu.backend.capabilities().device_name
+    );
+    let graphs = [
+        (
+            "kronecker 16",
+            kronecker(KroneckerSpec {
+                scale: 16,
+                seed: 2,
+                ..KroneckerSpec::default()
+            })
+            .expect("kronecker"),
+        ),
+        ("grid 300x300", grid_2d(300, 300).expect("grid")),
+    ];
+    for (name, graph) in graphs {
+        let graph = Arc::new(graph);
+        upload(&mut gpu.backend, &graph);
+        for blocks in [1, 2, resident / 2, resident] {
+            for max_levels in [3, HISTORY_LEVELS] {
+                let sources = [0, 7];
+                let outcome = search(&mut gpu.backend, &graph, &sources, |_| Choice {
+                    max_levels,
+                    blocks: Some(blocks),
+                    ..Choice::single(Topology::FusedWave)
+                });
+                let what = format!("fused on {name} with {blocks} workgroups, {max_levels} levels");
+                check_outcome(&what, &graph, &sources, &outcome);
+            }
+        }
+    }
+}
+
+#[test]
+fn every_vertex_as_a_source_discovers_nothing() {
+    let Some(mut gpu) = open_gpu("all_sources") else {
+        return;
+    };
+    let graph = Arc::new(grid_2d(64, 64).expect("grid"));
+    upload(&mut gpu.backend, &graph);
+    let sources: Vec<u32> = (0..graph.vertex_count()).rev().collect();
+    for topology in PER_WAVE {
+        let outcome = search(&mut gpu.backend, &graph, &sources, |_| {
+            Choice::single(topology)
+        });
+        assert_eq!(outcome.waves.len(), 1);
+        check_outcome(
+            &format!("{topology:?} from every vertex"),
+            &graph,
+            &sources,
+            &outcome,
+        );
+    }
+}
+
+#[test]
+fn bad_commands_are_refused_and_the_search_goes_on() {
+    let Some(mut gpu) = open_gpu("refusals") else {
+        return;
+    };
+    let graph = Arc::new(grid_2d(64, 64).expect("grid"));
+    upload(&mut gpu.backend, &graph);
+    let n = graph.vertex_count();
+    let caps = gpu.backend.capabilities().clone();
+    let wave = |topology, blocks| {
+        let choice = Choice {
+            blocks,
+            ..Choice::single(topology)
+        };
+        WaveCommand {
+            topology,
+            frontier: FrontierForm::Queue,
+            level: 0,
+            frontier_len: 1,
+            max_levels: 1,
+            launch: launch_for(&caps, &choice, 1, n),
+            band_max_frontier_edges: u64::MAX,
+        }
+    };
+    let refused = |backend: &mut vyre_cuda::CudaBackend, command: WaveCommand, needle: &str| {
+        let err = backend.run_wave(&command).expect_err(needle);
+        assert_eq!(err.kind(), BackendErrorKind::InvalidRequest, "{err}");
+        assert!(err.message().contains(needle), "{needle}: {err}");
+        assert!(err.message().contains("Fix:"), "{err}");
+    };
+    let mut fresh =
+        vyre_cuda::CudaBackend::open(&vyre_cuda::CudaOpenRequest::default()).expect("open");
+    refused(
+        &mut fresh,
+        wave(Topology::SparseFrontier, None),
+        "no graph is uploaded",
+    );
+    drop(fresh);
+    refused(
+        &mut gpu.backend,
+        wave(Topology::SparseFrontier, None),
+        "no search is in progress",
+    );
+    gpu.backend.begin_search(&[0]).expect("begin");
+    if caps.resident_workgroups > 0 {
+        refused(
+            &mut gpu.backend,
+            wave(Topology::FusedWave, Some(caps.resident_workgroups + 1)),
+            "can be resident",
+        );
+    }
+    let mut c = wave(Topology::DenseFrontier, None);
+    c.launch.workgroup_size_x = caps.max_workgroup_size_x + 1;
+    refused(&mut gpu.backend, c, "asks for workgroups");
+    let mut c = wave(Topology::DenseFrontier, None);
+    c.launch.dispatch_grid = [1, 0, 1];
+    refused(&mut gpu.backend, c, "zero dimension");
+    let mut c = wave(Topology::HybridFrontier, None);
+    c.max_levels = HISTORY_LEVELS + 1;
+    refused(&mut gpu.backend, c, "per command");
+    let mut c = wave(Topology::HybridFrontier, None);
+    c.level = 1;
+    refused(&mut gpu.backend, c, "search is at level 0");
+    let mut c = wave(Topology::HybridFrontier, None);
+    c.frontier = FrontierForm::Bitmap;
+    refused(&mut gpu.backend, c, "held as a Bitmap");
+    // Nothing above touched the device: the search goes on from level 0,
+    // where the corner of the grid has two neighbours.
+    let report = gpu
+        .backend
+        .run_wave(&wave(Topology::HybridFrontier, None))
+        .expect("a valid wave after the refusals");
+    assert_eq!(report.levels.len(), 1);
+    assert_eq!(
+        (report.levels[0].level, report.levels[0].frontier_out),
+        (0, 2)
+    );
+    assert!(gpu.backend.begin_search(&[n]).is_err());
+    assert!(gpu.backend.begin_search(&[1, 1]).is_err());
+}
