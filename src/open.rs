@@ -119,54 +119,67 @@ pub fn open(request: &OpenRequest) -> Result<Device, VyreError> {
     Ok(Device::new(engine))
 }
 
-#[cfg_attr(
-    not(all(feature = "cpu", feature = "wgpu", feature = "cuda")),
-    allow(unused_variables)
-)]
 fn open_backend(
     kind: BackendKind,
     request: &OpenRequest,
     allow_software: bool,
 ) -> Result<Box<dyn Backend>, BackendError> {
-    let not_compiled = || {
-        BackendError::unavailable(format!(
-            "the {kind} backend is not compiled in. Fix: enable the `{kind}` feature."
-        ))
-    };
     match kind {
-        BackendKind::Cpu => {
-            #[cfg(feature = "cpu")]
-            {
-                let cpu = vyre_cpu::CpuBackend::open(&vyre_cpu::CpuOpenRequest {
-                    threads: request.cpu_threads,
-                    memory_budget_bytes: request.memory_budget_bytes,
-                })?;
-                return Ok(Box::new(cpu));
-            }
-            #[allow(unreachable_code)]
-            Err(not_compiled())
-        }
-        BackendKind::Wgpu => {
-            #[cfg(feature = "wgpu")]
-            {
-                let wgpu = vyre_wgpu::WgpuBackend::open(&vyre_wgpu::WgpuOpenRequest {
-                    allow_software_adapter: allow_software,
-                    memory_budget_bytes: request.memory_budget_bytes,
-                    ..Default::default()
-                })?;
-                return Ok(Box::new(wgpu));
-            }
-            #[allow(unreachable_code)]
-            Err(not_compiled())
-        }
-        BackendKind::Cuda => {
-            #[cfg(feature = "cuda")]
-            {
-                let cuda = vyre_cuda::CudaBackend::open(&vyre_cuda::CudaOpenRequest::default())?;
-                return Ok(Box::new(cuda));
-            }
-            #[allow(unreachable_code)]
-            Err(not_compiled())
-        }
+        BackendKind::Cpu => open_cpu(request),
+        BackendKind::Wgpu => open_wgpu(request, allow_software),
+        BackendKind::Cuda => open_cuda(request),
     }
+}
+
+#[cfg(any(not(feature = "cpu"), not(feature = "wgpu"), not(feature = "cuda")))]
+fn not_compiled(kind: BackendKind) -> BackendError {
+    BackendError::unavailable(format!(
+        "the {kind} backend is not compiled in. Fix: enable the `{kind}` feature of vyre."
+    ))
+}
+
+#[cfg(feature = "cpu")]
+fn open_cpu(request: &OpenRequest) -> Result<Box<dyn Backend>, BackendError> {
+    let cpu = vyre_cpu::CpuBackend::open(&vyre_cpu::CpuOpenRequest {
+        threads: request.cpu_threads,
+        memory_budget_bytes: request.memory_budget_bytes,
+    })?;
+    Ok(Box::new(cpu))
+}
+
+#[cfg(not(feature = "cpu"))]
+fn open_cpu(_: &OpenRequest) -> Result<Box<dyn Backend>, BackendError> {
+    Err(not_compiled(BackendKind::Cpu))
+}
+
+#[cfg(feature = "wgpu")]
+fn open_wgpu(
+    request: &OpenRequest,
+    allow_software: bool,
+) -> Result<Box<dyn Backend>, BackendError> {
+    let wgpu = vyre_wgpu::WgpuBackend::open(&vyre_wgpu::WgpuOpenRequest {
+        skip_software_adapters: !allow_software,
+        memory_budget_bytes: request.memory_budget_bytes,
+        ..Default::default()
+    })?;
+    Ok(Box::new(wgpu))
+}
+
+#[cfg(not(feature = "wgpu"))]
+fn open_wgpu(_: &OpenRequest, _: bool) -> Result<Box<dyn Backend>, BackendError> {
+    Err(not_compiled(BackendKind::Wgpu))
+}
+
+#[cfg(feature = "cuda")]
+fn open_cuda(request: &OpenRequest) -> Result<Box<dyn Backend>, BackendError> {
+    let cuda = vyre_cuda::CudaBackend::open(&vyre_cuda::CudaOpenRequest {
+        memory_budget_bytes: request.memory_budget_bytes,
+        ..Default::default()
+    })?;
+    Ok(Box::new(cuda))
+}
+
+#[cfg(not(feature = "cuda"))]
+fn open_cuda(_: &OpenRequest) -> Result<Box<dyn Backend>, BackendError> {
+    Err(not_compiled(BackendKind::Cuda))
 }

@@ -27,6 +27,10 @@ pub struct WgpuOpenRequest {
     /// Report at most this many bytes per edge binding, so that small graphs
     /// are split into several edge segments (for tests of the split).
     pub max_binding_bytes_override: Option<u64>,
+    /// Refuse software adapters (CPU devices such as lavapipe). Automatic
+    /// backend selection sets this, since vyre's own CPU backend is much
+    /// faster than a software GPU; naming the wgpu backend accepts them.
+    pub skip_software_adapters: bool,
 }
 
 /// An opened device with everything measured at open.
@@ -79,11 +83,17 @@ fn pick_adapter(request: &WgpuOpenRequest) -> Result<wgpu::Adapter, BackendError
                 .flags
                 .contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
         })
+        .filter(|a| {
+            !request.skip_software_adapters || a.get_info().device_type != wgpu::DeviceType::Cpu
+        })
         .min_by_key(|a| preference(a.get_info().device_type));
     match (best, filter) {
         (Some(adapter), _) => Ok(adapter),
         (None, Some(f)) => Err(no_adapter(&format!(
             "with compute shaders whose name contains {f:?} ({found} adapters found)"
+        ))),
+        (None, None) if request.skip_software_adapters => Err(no_adapter(&format!(
+            "with compute shaders on hardware was found ({found} adapters found, software ones skipped)"
         ))),
         (None, None) => Err(no_adapter(&format!(
             "with compute shaders was found ({found} adapters found)"

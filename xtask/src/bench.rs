@@ -1,0 +1,157 @@
+//! `cargo xtask bench`: backends × topologies × graphs, medians, Graph500
+//! TEPS, per-level time, the bandwidth floor, and the PyTorch baseline in the
+//! same run. Meant for the H200 (built here, run there); it writes
+//! `bench.md` and `bench.json` into `--out`.
+
+mod export;
+mod report;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use vyre::graph::spec::GraphSpec;
+use vyre::graph::teps::sample_sources;
+use vyre::measure::{MeasureRequest, measure};
+use vyre::{BackendChoice, ChainMode, OpenRequest, Topology, TopologyChoice};
+
+pub use report::{Row, write_reports};
+
+/// Flags of `xtask bench`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Backends to compare (each must open).
+    #[arg(long, value_delimiter = ',', default_value = "cuda,wgpu")]
+    backends: Vec<String>,
+    /// Graphs: generator specs (kron:S, grid:WxH, chain:N, ...) or files.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "kron:22,kron:24,kron:25,grid:3000x3000,chain:1000000"
+    )]
+    graphs: Vec<String>,
+    /// Sampled sources per power-law graph (high-diameter graphs use one corner).
+    #[arg(long, default_value_t = 8)]
+    sources: usize,
+    /// Timed repetitions per source; medians are reported.
+    #[arg(long, default_value_t = 3)]
+    repeats: u32,
+    /// Also time forced topologies (not only auto and the per-wave variant).
+    #[arg(long)]
+    forced: bool,
+    /// Run the PyTorch baseline (`benches/pytorch_bfs.py`) on these graphs too.
+    #[arg(long, value_delimiter = ',')]
+    pytorch: Vec<String>,
+    /// Directory for bench.md, bench.json and exported graphs.
+    #[arg(long, default_value = "target/bench")]
+    out: PathBuf,
+    /// Commit the binaries were built from (recorded in the report).
+    #[arg(long, default_value = "unknown")]
+    commit: String,
+}
+
+/// One variant to time on one graph.
+struct Variant {
+    name: String,
+    topology: TopologyChoice,
+    chaining: ChainMode,
+}
+
+fn variants(args: &Args, high_diameter: bool) -> Vec<Variant> {
+    let mut list = vec![Variant {
+        name: "auto".into(),
+        topology: TopologyChoice::Auto,
+        chaining: ChainMode::Auto,
+    }];
+    if high_diameter {
+        list.push(Variant {
+            name: "sparse, one launch per level".into(),
+            topology: TopologyChoice::Forced(Topology::SparseFrontier),
+            chaining: ChainMode::Off,
+        });
+        list.push(Variant {
+            name: "warp-sparse, one launch per level".into(),
+            topology: TopologyChoice::Forced(Topology::WarpSparseFrontier),
+            chaining: ChainMode::Off,
+        });
+    }
+    if args.forced || !high_diameter {
+        for t in Topology::ALL {
+            list.push(Variant {
+                name: format!("forced {}", vyre::topology_name(t)),
+                topology: TopologyChoice::Forced(t),
+                chaining: ChainMode::Auto,
+            });
+        }
+    }
+    list
+}
+
+pub fn run(args: &Args) -> Result<(), String> {
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
+    let mut rows = Vec::new();
+    let mut devices = Vec::new();
+    for name in &args.backends {
+        let choice: BackendChoice = name.parse()?;
+        let device = vyre::open(&OpenRequest::new(choice)).map_err(|e| e.to_string())?;
+        devices.push(device);
+    }
+    let mut baselines = Vec::new();
+    for spec_text in &args.graphs {
+        let started = Instant::now();
+        let spec: GraphSpec = spec_text.parse().map_err(|e| format!("{e}"))?;
+        let graph = Arc::new(spec.build().map_err(|e| e.to_string())?);
+        eprintln!(
+            "bench: {spec_text}: {} vertices, {} edges, built in {:.1?}",
+            graph.vertex_count(),
+            graph.edge_count(),
+            started.elapsed()
+        );
+        let high_diameter = spec_text.starts_with("grid") || spec_text.starts_with("chain");
+        let sources = if high_diameter {
+            vec![0]
+        } else {
+            sample_sources(&graph, args.sources, 1)
+        };
+        for device in &mut devices {
+            device.load(Arc::clone(&graph)).map_err(|e| e.to_string())?;
+            for (i, variant) in variants(args, high_diameter).iter().enumerate() {
+                let request = MeasureRequest {
+                    sources: &sources,
+                    topology: variant.topology,
+                    chaining: variant.chaining,
+                    // Validate the policy's results; forced variants are covered
+                    // by `xtask conformance`.
+                    validate: i == 0,
+                    repeats: args.repeats,
+                };
+                match measure(device, &graph, &request) {
+                    Ok(m) => rows.push(Row::new(spec_text, &graph, device, &variant.name, &m)),
+                    Err(e) => rows.push(Row::failed(
+                        spec_text,
+                        &graph,
+                        device,
+                        &variant.name,
+                        &e.to_string(),
+                    )),
+                }
+                eprintln!(
+                    "bench: {}",
+                    rows.last().map(Row::one_line).unwrap_or_default()
+                );
+            }
+        }
+        if args.pytorch.iter().any(|p| p == spec_text) {
+            baselines.push(export::pytorch_baseline(
+                &args.out,
+                spec_text,
+                &graph,
+                &sources,
+                args.repeats,
+            )?);
+        }
+        drop(graph);
+    }
+    write_reports(&args.out, &args.commit, &devices, &rows, &baselines)
+}

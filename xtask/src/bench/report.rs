@@ -1,0 +1,244 @@
+//! Rows of the benchmark and the two report files.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use vyre::Device;
+use vyre::graph::Graph;
+use vyre::measure::Measurement;
+
+use super::export::Baseline;
+
+/// Device-to-device copy bandwidth measured on the H200 (GPU.md), bytes/s.
+const MEASURED_COPY_BANDWIDTH: f64 = 4.3e12;
+
+/// One backend × variant on one graph.
+pub struct Row {
+    graph: String,
+    vertices: u32,
+    edges: u64,
+    backend: String,
+    variant: String,
+    outcome: Result<Summary, String>,
+}
+
+struct Summary {
+    median_ms: f64,
+    hmean_gteps: f64,
+    levels: usize,
+    per_level_us: f64,
+    topologies: String,
+    valid: Option<bool>,
+    floor_ms: f64,
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// `warp-sparse x3 > dense x2 > sparse`.
+fn sequence(levels: &[vyre::LevelTrace]) -> String {
+    let mut runs: Vec<(&str, usize)> = Vec::new();
+    for l in levels {
+        let name = vyre::topology_name(l.topology);
+        match runs.last_mut() {
+            Some((last, n)) if *last == name => *n += 1,
+            _ => runs.push((name, 1)),
+        }
+    }
+    runs.iter()
+        .map(|(name, n)| format!("{name} x{n}"))
+        .collect::<Vec<_>>()
+        .join(" > ")
+}
+
+impl Row {
+    pub fn new(spec: &str, graph: &Graph, device: &Device, variant: &str, m: &Measurement) -> Self {
+        let first = &m.runs[0];
+        let levels = first.result.levels.len();
+        let median_s = median(m.runs.iter().map(|r| r.time.as_secs_f64()).collect());
+        // Fewest bytes a level-synchronous search must move: every edge it
+        // examined (4 B) plus one pass over offsets (8 B), depth and parent
+        // (4 B each) per vertex.
+        let examined: u64 = first.result.levels.iter().map(|l| l.edges_examined).sum();
+        let bytes = examined as f64 * 4.0 + f64::from(graph.vertex_count()) * 16.0;
+        let valid = if m.runs.iter().all(|r| r.validation.is_none()) {
+            None
+        } else {
+            Some(m.all_valid())
+        };
+        Self {
+            graph: spec.into(),
+            vertices: graph.vertex_count(),
+            edges: graph.edge_count(),
+            backend: device.capabilities().backend.name().into(),
+            variant: variant.into(),
+            outcome: Ok(Summary {
+                median_ms: median_s * 1e3,
+                hmean_gteps: m.hmean_teps / 1e9,
+                levels,
+                per_level_us: median_s * 1e6 / levels.max(1) as f64,
+                topologies: sequence(&first.result.levels),
+                valid,
+                floor_ms: bytes / MEASURED_COPY_BANDWIDTH * 1e3,
+            }),
+        }
+    }
+
+    pub fn failed(spec: &str, graph: &Graph, device: &Device, variant: &str, why: &str) -> Self {
+        Self {
+            graph: spec.into(),
+            vertices: graph.vertex_count(),
+            edges: graph.edge_count(),
+            backend: device.capabilities().backend.name().into(),
+            variant: variant.into(),
+            outcome: Err(why.into()),
+        }
+    }
+
+    pub fn one_line(&self) -> String {
+        match &self.outcome {
+            Ok(s) => format!(
+                "{} {} {}: {:.3} ms, {:.2} GTEPS, {} levels, {:.2} us/level, {}",
+                self.graph,
+                self.backend,
+                self.variant,
+                s.median_ms,
+                s.hmean_gteps,
+                s.levels,
+                s.per_level_us,
+                s.topologies
+            ),
+            Err(why) => format!(
+                "{} {} {}: FAILED {why}",
+                self.graph, self.backend, self.variant
+            ),
+        }
+    }
+}
+
+fn json_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn date() -> String {
+    std::process::Command::new("date")
+        .arg("-u")
+        .arg("+%Y-%m-%d %H:%M UTC")
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default()
+}
+
+/// Write `bench.md` (tables) and `bench.json` (every row) into `out`.
+pub fn write_reports(
+    out: &Path,
+    commit: &str,
+    devices: &[Device],
+    rows: &[Row],
+    baselines: &[Baseline],
+) -> Result<(), String> {
+    let mut md = String::new();
+    let _ = writeln!(md, "commit {commit}, run {}", date());
+    for d in devices {
+        let c = d.capabilities();
+        let _ = writeln!(
+            md,
+            "- {}: {} (launch overhead {:.1} us calibrated, resident workgroups {})",
+            c.backend,
+            c.device_name,
+            c.launch_overhead_ns / 1e3,
+            c.resident_workgroups
+        );
+    }
+    let _ = writeln!(
+        md,
+        "\n| graph | vertices | stored edges | backend | variant | median ms | hmean GTEPS | levels | us/level | floor ms | valid | topologies |\n|---|---|---|---|---|---|---|---|---|---|---|---|"
+    );
+    let mut json = Vec::new();
+    for r in rows {
+        match &r.outcome {
+            Ok(s) => {
+                let _ = writeln!(
+                    md,
+                    "| {} | {} | {} | {} | {} | {:.3} | {:.2} | {} | {:.2} | {:.3} | {} | {} |",
+                    r.graph,
+                    r.vertices,
+                    r.edges,
+                    r.backend,
+                    r.variant,
+                    s.median_ms,
+                    s.hmean_gteps,
+                    s.levels,
+                    s.per_level_us,
+                    s.floor_ms,
+                    s.valid.map_or("-", |v| if v { "yes" } else { "NO" }),
+                    s.topologies
+                );
+                json.push(format!(
+                    "{{\"graph\":{},\"vertices\":{},\"edges\":{},\"backend\":{},\"variant\":{},\"median_ms\":{},\"hmean_gteps\":{},\"levels\":{},\"per_level_us\":{},\"floor_ms\":{},\"valid\":{},\"topologies\":{}}}",
+                    json_string(&r.graph), r.vertices, r.edges, json_string(&r.backend), json_string(&r.variant),
+                    s.median_ms, s.hmean_gteps, s.levels, s.per_level_us, s.floor_ms,
+                    s.valid.map_or("null".to_string(), |v| v.to_string()), json_string(&s.topologies)
+                ));
+            }
+            Err(why) => {
+                let _ = writeln!(
+                    md,
+                    "| {} | {} | {} | {} | {} | failed: {} | | | | | | |",
+                    r.graph,
+                    r.vertices,
+                    r.edges,
+                    r.backend,
+                    r.variant,
+                    why.replace('|', "/")
+                );
+                json.push(format!(
+                    "{{\"graph\":{},\"backend\":{},\"variant\":{},\"error\":{}}}",
+                    json_string(&r.graph),
+                    json_string(&r.backend),
+                    json_string(&r.variant),
+                    json_string(why)
+                ));
+            }
+        }
+    }
+    if !baselines.is_empty() {
+        let _ = writeln!(
+            md,
+            "\nPyTorch level-synchronous baseline (benches/pytorch_bfs.py), same run:\n\n| graph | median ms | hmean GTEPS | summary |\n|---|---|---|---|"
+        );
+        for b in baselines {
+            let _ = writeln!(
+                md,
+                "| {} | {:.3} | {:.2} | `{}` |",
+                b.graph,
+                b.median_seconds * 1e3,
+                b.hmean_gteps,
+                b.summary
+            );
+        }
+    }
+    let write = |name: &str, text: &str| {
+        let path = out.join(name);
+        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    };
+    write("bench.md", &md)?;
+    write("bench.json", &format!("[{}]\n", json.join(",\n")))?;
+    println!("{md}");
+    Ok(())
+}

@@ -1,0 +1,145 @@
+//! `cargo xtask conformance`: every backend × every topology × the corpus.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use vyre::conformance::{CaseOutcome, CorpusSize, Verdict, check_case, corpus, modes};
+use vyre::{BackendChoice, BackendKind, OpenRequest, available_backends};
+
+/// Flags of `xtask conformance`.
+#[derive(clap::Args, Default)]
+pub struct Args {
+    /// Comma-separated backends (cpu, wgpu, cuda); default: every backend
+    /// compiled in, skipping those with no device unless `VYRE_REQUIRE_BACKENDS`
+    /// names them.
+    #[arg(long, value_delimiter = ',')]
+    backends: Vec<String>,
+    /// Corpus: small, standard or large (Kronecker up to scale 25 and a
+    /// 3000x3000 grid; for GPU machines).
+    #[arg(long, default_value = "standard")]
+    corpus: String,
+}
+
+fn required_backends() -> Vec<String> {
+    std::env::var("VYRE_REQUIRE_BACKENDS")
+        .unwrap_or_default()
+        .split(',')
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+pub fn run(args: &Args) -> Result<(), String> {
+    let size = match args.corpus.as_str() {
+        "" | "standard" => CorpusSize::Standard,
+        "small" => CorpusSize::Small,
+        "large" => CorpusSize::Large,
+        other => {
+            return Err(format!(
+                "unknown corpus '{other}'. Fix: use small, standard or large."
+            ));
+        }
+    };
+    let required = required_backends();
+    let kinds: Vec<BackendKind> = if args.backends.is_empty() {
+        available_backends()
+    } else {
+        args.backends
+            .iter()
+            .map(|name| match name.parse::<BackendChoice>()? {
+                BackendChoice::Only(kind) => Ok(kind),
+                BackendChoice::Auto => {
+                    Err("name backends explicitly. Fix: e.g. --backends cpu,wgpu".to_string())
+                }
+            })
+            .collect::<Result<_, _>>()?
+    };
+    let started = Instant::now();
+    let cases = corpus(size).map_err(|e| e.to_string())?;
+    println!(
+        "conformance: {} graphs generated in {:.1?}",
+        cases.len(),
+        started.elapsed()
+    );
+    let mut failures = 0usize;
+    for kind in kinds {
+        let mut device = match vyre::open(&OpenRequest::new(BackendChoice::Only(kind))) {
+            Ok(device) => device,
+            Err(e) if required.iter().any(|r| r == kind.name()) || !args.backends.is_empty() => {
+                println!("{kind}: FAILED to open: {e}");
+                failures += 1;
+                continue;
+            }
+            Err(e) => {
+                println!("{kind}: skipped: {e}");
+                continue;
+            }
+        };
+        println!("\n== {kind}: {} ==", device.capabilities().device_name);
+        let mut rows: BTreeMap<String, Vec<CaseOutcome>> = BTreeMap::new();
+        for case in &cases {
+            if let Err(e) = device.load(Arc::clone(&case.graph)) {
+                println!("{:<28} load FAILED: {e}", case.name);
+                failures += 1;
+                continue;
+            }
+            for mode in modes() {
+                for outcome in check_case(&mut device, case, mode) {
+                    rows.entry(case.name.clone()).or_default().push(outcome);
+                }
+            }
+        }
+        failures += print_table(&rows);
+    }
+    println!("\nconformance finished in {:.1?}", started.elapsed());
+    if failures == 0 {
+        println!("conformance: PASS");
+        Ok(())
+    } else {
+        Err(format!("conformance: {failures} failure(s)"))
+    }
+}
+
+fn cell(outcomes: &[&CaseOutcome]) -> &'static str {
+    if outcomes.iter().any(|o| o.verdict.is_failure()) {
+        "FAIL"
+    } else if outcomes
+        .iter()
+        .all(|o| matches!(o.verdict, Verdict::Unsupported(_)))
+    {
+        "n/a"
+    } else {
+        "ok"
+    }
+}
+
+/// Prints one row per case, one column per mode; returns the failure count.
+fn print_table(rows: &BTreeMap<String, Vec<CaseOutcome>>) -> usize {
+    let mode_names: Vec<String> = modes()
+        .into_iter()
+        .map(|m| match m {
+            vyre::TopologyChoice::Auto => "auto".to_string(),
+            vyre::TopologyChoice::Forced(t) => vyre::topology_name(t).to_string(),
+        })
+        .collect();
+    print!("{:<28}", "graph");
+    for name in &mode_names {
+        print!(" {name:>11}");
+    }
+    println!();
+    let mut failures = 0;
+    for (case, outcomes) in rows {
+        print!("{case:<28}");
+        for name in &mode_names {
+            let of_mode: Vec<&CaseOutcome> = outcomes.iter().filter(|o| &o.mode == name).collect();
+            print!(" {:>11}", cell(&of_mode));
+        }
+        println!();
+        for o in outcomes.iter().filter(|o| o.verdict.is_failure()) {
+            failures += 1;
+            println!("    {} sources {:?}: {:?}", o.mode, o.sources, o.verdict);
+        }
+    }
+    failures
+}
