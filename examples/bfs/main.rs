@@ -17,6 +17,11 @@ use vyre::{OpenRequest, TopologyChoice};
 use args::Args;
 
 fn main() -> ExitCode {
+    // RUST_LOG=vyre::wave=debug logs every wave's decision with its explanation.
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .init();
     let args = Args::parse();
     match run(&args) {
         Ok(true) => ExitCode::SUCCESS,
