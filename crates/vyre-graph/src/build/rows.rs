@@ -1,7 +1,6 @@
 //! Sorting, deduplicating and compacting scattered rows in place.
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
@@ -55,10 +54,11 @@ fn finish_chunk(
     vertices: Range<usize>,
     chunk: &mut [u32],
     offsets: &[u64],
-    starts: &[AtomicU64],
+    starts: &mut [u64],
     dedup: bool,
 ) -> usize {
     let base = offsets[vertices.start];
+    let first = vertices.start;
     let mut write = 0usize;
     for v in vertices {
         let (start, end) = (
@@ -69,7 +69,7 @@ fn finish_chunk(
         if write != start {
             chunk.copy_within(start..start + kept, write);
         }
-        starts[v].store(write as u64, Relaxed);
+        starts[v - first] = write as u64;
         write += kept;
     }
     write
@@ -79,22 +79,25 @@ fn finish_chunk(
 pub(super) fn finish_rows(scattered: Scattered, dedup: bool) -> (Vec<u64>, Vec<u32>) {
     let Scattered {
         mut offsets,
-        scratch,
+        mut scratch,
         mut targets,
     } = scattered;
     let chunks = vertex_chunks(&offsets);
 
     let mut pieces = Vec::with_capacity(chunks.len());
     let mut rest = targets.as_mut_slice();
+    let mut rest_starts = scratch.as_mut_slice();
     for range in &chunks {
         let len = (offsets[range.end] - offsets[range.start]) as usize;
         let (head, tail) = rest.split_at_mut(len);
-        pieces.push((range.clone(), head));
+        let (starts, starts_tail) = rest_starts.split_at_mut(range.len());
+        pieces.push((range.clone(), head, starts));
         rest = tail;
+        rest_starts = starts_tail;
     }
     let kept: Vec<usize> = pieces
         .into_par_iter()
-        .map(|(range, piece)| finish_chunk(range, piece, &offsets, &scratch, dedup))
+        .map(|(range, piece, starts)| finish_chunk(range, piece, &offsets, starts, dedup))
         .collect();
 
     // Slide each chunk's kept prefix down; new starts never pass old ones.
@@ -105,7 +108,7 @@ pub(super) fn finish_rows(scattered: Scattered, dedup: bool) -> (Vec<u64>, Vec<u
             targets.copy_within(old_base..old_base + kept, write);
         }
         for v in range.clone() {
-            offsets[v] = write as u64 + scratch[v].load(Relaxed);
+            offsets[v] = write as u64 + scratch[v];
         }
         write += kept;
     }

@@ -1,54 +1,179 @@
 //! Counting and scattering edges into preallocated rows.
+//!
+//! Both passes read the edges in chunks: tasks read blocks of a chunk in
+//! parallel and sort each edge's stored copies into per-owner buckets;
+//! then each owner (a range of vertices with its own slice of the counts,
+//! cursors and rows) applies its buckets. Owners write only their own
+//! slices, so no atomic read-modify-write serializes the random writes
+//! that dominate a build.
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
 use super::{BuildOptions, EdgeSource};
 use crate::GraphError;
 
-/// Edges per parallel task when reading a source.
+/// Edges per parallel reading task.
 const BLOCK: u64 = 1 << 16;
+/// Edges read before the owners apply them (bounds the bucket memory to
+/// about 16 bytes per edge of a chunk).
+const CHUNK: u64 = 1 << 22;
 
 /// Rows filled but not yet sorted or deduplicated.
 pub(super) struct Scattered {
     /// `vertex_count + 1` row starts.
     pub offsets: Vec<u64>,
     /// One scratch word per vertex, free for the next phase.
-    pub scratch: Vec<AtomicU64>,
+    pub scratch: Vec<u64>,
     /// Targets, grouped by row in arbitrary order within a row.
     pub targets: Vec<u32>,
 }
 
-fn blocks(edge_count: u64) -> impl IndexedParallelIterator<Item = Range<u64>> {
-    let block_count = usize::try_from(edge_count.div_ceil(BLOCK)).unwrap_or(usize::MAX);
-    (0..block_count).into_par_iter().map(move |b| {
-        let start = b as u64 * BLOCK;
-        start..(start + BLOCK).min(edge_count)
-    })
+/// The stored (directed) copies of edge `(u, v)`: itself, and `(v, u)` too
+/// when symmetrizing a non-loop; none for a dropped self-loop.
+#[inline]
+fn store_copies(u: u32, v: u32, options: BuildOptions, mut store: impl FnMut(u32, u32)) {
+    if u == v {
+        if !options.remove_self_loops {
+            store(u, v);
+        }
+    } else {
+        store(u, v);
+        if options.symmetrize {
+            store(v, u);
+        }
+    }
 }
 
-/// Visit the stored (directed) copies of every kept edge: `(u, v)`, and
-/// `(v, u)` too when symmetrizing a non-loop.
-fn for_each_stored<S: EdgeSource + ?Sized>(
-    edges: &S,
-    range: Range<u64>,
-    options: BuildOptions,
-    mut store: impl FnMut(u32, u32),
-) {
-    edges.for_each_in(range, |u, v| {
-        if u == v {
-            if !options.remove_self_loops {
-                store(u, v);
+/// Vertex ranges, one per owner, with a table for finding a vertex's owner
+/// in one lookup: ranges start at multiples of `2^shift`.
+struct Owners {
+    shift: u32,
+    table: Vec<u16>,
+    bounds: Vec<u32>,
+}
+
+impl Owners {
+    /// `parts` ranges of about equal `weight(first_vertex)` steps, where
+    /// `cumulative(v)` is the weight of the vertices below `v`.
+    fn new(vertex_count: u32, parts: usize, cumulative: impl Fn(u32) -> u64) -> Self {
+        let mut shift = 0;
+        while (u64::from(vertex_count) >> shift) > 1 << 16 {
+            shift += 1;
+        }
+        let cells = (u64::from(vertex_count) >> shift) as u32 + 1;
+        let total = cumulative(vertex_count);
+        let mut bounds = vec![0u32];
+        for p in 1..parts as u64 {
+            let goal = total / parts as u64 * p;
+            // First cell whose start reaches the goal.
+            let (mut lo, mut hi) = (*bounds.last().unwrap_or(&0) >> shift, cells);
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                if cumulative((mid << shift).min(vertex_count)) < goal {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
             }
-        } else {
-            store(u, v);
-            if options.symmetrize {
-                store(v, u);
+            bounds.push((lo << shift).min(vertex_count));
+        }
+        bounds.push(vertex_count);
+        let mut table = vec![0u16; cells as usize];
+        for (p, w) in bounds.windows(2).enumerate() {
+            for cell in (w[0] >> shift)..(w[1].div_ceil(1 << shift)).min(cells) {
+                if cell << shift >= w[0] {
+                    table[cell as usize] = p as u16;
+                }
             }
         }
-    });
+        Self {
+            shift,
+            table,
+            bounds,
+        }
+    }
+
+    fn of(&self, v: u32) -> usize {
+        usize::from(self.table[(v >> self.shift) as usize])
+    }
+
+    fn ranges(&self) -> impl Iterator<Item = Range<usize>> + '_ {
+        self.bounds.windows(2).map(|w| w[0] as usize..w[1] as usize)
+    }
+}
+
+/// Read every edge and hand each stored copy `(from, to)` to
+/// `apply(&mut states[owner of from], from, to)`. Returns the first edge
+/// (index, endpoints) with an endpoint out of range; such edges are skipped.
+fn distribute<S, T>(
+    edges: &S,
+    vertex_count: u32,
+    options: BuildOptions,
+    owners: &Owners,
+    states: &mut [T],
+    apply: impl Fn(&mut T, u32, u32) + Sync,
+) -> Option<(u64, u32, u32)>
+where
+    S: EdgeSource + ?Sized,
+    T: Send,
+{
+    let m = edges.edge_count();
+    let parts = states.len();
+    debug_assert_eq!(parts, owners.bounds.len() - 1);
+    let mut first_bad = None;
+    // Bucket memory is reused from chunk to chunk: fresh pages would cost
+    // the kernel as much time as filling them.
+    type Block = (Vec<Vec<(u32, u32)>>, Option<(u64, u32, u32)>);
+    let mut pool: Vec<Block> = (0..CHUNK.div_ceil(BLOCK).min(m.div_ceil(BLOCK)))
+        .map(|_| (vec![Vec::new(); parts], None))
+        .collect();
+    let mut start = 0;
+    while start < m {
+        let end = (start + CHUNK).min(m);
+        let block_count = (end - start).div_ceil(BLOCK) as usize;
+        let blocks = &mut pool[..block_count];
+        blocks.par_iter_mut().enumerate().for_each(|(b, (buckets, bad))| {
+            let from = start + b as u64 * BLOCK;
+            let range = from..(from + BLOCK).min(end);
+            buckets.iter_mut().for_each(Vec::clear);
+            *bad = None;
+            let mut index = range.start;
+            edges.for_each_in(range, |u, v| {
+                if u >= vertex_count || v >= vertex_count {
+                    *bad = bad.or(Some((index, u, v)));
+                } else {
+                    store_copies(u, v, options, |a, t| buckets[owners.of(a)].push((a, t)));
+                }
+                index += 1;
+            });
+        });
+        let blocks = &*blocks;
+        states.par_iter_mut().enumerate().for_each(|(p, state)| {
+            for (buckets, _) in blocks {
+                for &(a, t) in &buckets[p] {
+                    apply(state, a, t);
+                }
+            }
+        });
+        if first_bad.is_none() {
+            first_bad = blocks.iter().find_map(|(_, bad)| *bad);
+        }
+        start = end;
+    }
+    first_bad
+}
+
+/// Split `slice` into consecutive pieces of the given lengths.
+fn split_by<'a, T>(mut slice: &'a mut [T], lengths: impl Iterator<Item = usize>) -> Vec<&'a mut [T]> {
+    let mut pieces = Vec::new();
+    for len in lengths {
+        let (head, tail) = slice.split_at_mut(len);
+        pieces.push(head);
+        slice = tail;
+    }
+    pieces
 }
 
 /// Count degrees, then scatter every stored edge into its row.
@@ -58,22 +183,18 @@ pub(super) fn scatter<S: EdgeSource + ?Sized>(
     options: BuildOptions,
 ) -> Result<Scattered, GraphError> {
     let n = vertex_count as usize;
-    let m = edges.edge_count();
-    let counts: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect();
+    let parts = (4 * rayon::current_num_threads()).clamp(1, 1024);
 
-    let first_bad = blocks(m)
-        .filter_map(|range| {
-            let mut index = range.start;
-            let mut bad = None;
-            edges.for_each_in(range, |u, v| {
-                if (u >= vertex_count || v >= vertex_count) && bad.is_none() {
-                    bad = Some((index, u, v));
-                }
-                index += 1;
-            });
-            bad
-        })
-        .min_by_key(|&(index, _, _)| index);
+    let mut counts = vec![0u64; n];
+    let owners = Owners::new(vertex_count, parts, u64::from);
+    let mut states: Vec<(usize, &mut [u64])> = owners
+        .ranges()
+        .map(|r| r.start)
+        .zip(split_by(&mut counts, owners.ranges().map(|r| r.len())))
+        .collect();
+    let first_bad = distribute(edges, vertex_count, options, &owners, &mut states, |(lo, c), a, _| {
+        c[a as usize - *lo] += 1;
+    });
     if let Some((index, u, v)) = first_bad {
         return Err(GraphError::InvalidCsr {
             reason: format!(
@@ -82,17 +203,13 @@ pub(super) fn scatter<S: EdgeSource + ?Sized>(
         });
     }
 
-    blocks(m).for_each(|range| {
-        for_each_stored(edges, range, options, |u, _| {
-            counts[u as usize].fetch_add(1, Relaxed);
-        });
-    });
-
     let mut offsets = Vec::with_capacity(n + 1);
     let mut total = 0u64;
     offsets.push(0);
-    for c in &counts {
-        total += c.load(Relaxed);
+    for c in &mut counts {
+        let degree = *c;
+        *c = total;
+        total += degree;
         offsets.push(total);
     }
     if total > (isize::MAX as u64) / 4 {
@@ -100,23 +217,23 @@ pub(super) fn scatter<S: EdgeSource + ?Sized>(
             what: format!("{total} stored edges"),
         });
     }
-    counts
-        .par_iter()
-        .zip(offsets.par_iter())
-        .for_each(|(cursor, &start)| cursor.store(start, Relaxed));
-
-    let slots: Vec<AtomicU32> = (0..total as usize)
-        .into_par_iter()
-        .map(|_| AtomicU32::new(0))
+    let mut targets = vec![0u32; total as usize];
+    let owners = Owners::new(vertex_count, parts, |v| offsets[v as usize]);
+    let cursors = split_by(&mut counts, owners.ranges().map(|r| r.len()));
+    let rows = split_by(
+        &mut targets,
+        owners.ranges().map(|r| (offsets[r.end] - offsets[r.start]) as usize),
+    );
+    let mut states: Vec<(usize, u64, &mut [u64], &mut [u32])> = owners
+        .ranges()
+        .zip(cursors.into_iter().zip(rows))
+        .map(|(r, (c, t))| (r.start, offsets[r.start], c, t))
         .collect();
-    blocks(m).for_each(|range| {
-        for_each_stored(edges, range, options, |u, v| {
-            let at = counts[u as usize].fetch_add(1, Relaxed);
-            slots[at as usize].store(v, Relaxed);
-        });
+    distribute(edges, vertex_count, options, &owners, &mut states, |(lo, base, c, t), a, to| {
+        let cursor = &mut c[a as usize - *lo];
+        t[(*cursor - *base) as usize] = to;
+        *cursor += 1;
     });
-    // Same size and alignment: std reuses the allocation, no second copy.
-    let targets: Vec<u32> = slots.into_iter().map(AtomicU32::into_inner).collect();
     Ok(Scattered {
         offsets,
         scratch: counts,

@@ -51,33 +51,66 @@ impl Default for KroneckerSpec {
     }
 }
 
-/// Quadrant thresholds out of 2^32 and the relabelling: all an edge needs.
+/// Everything an edge needs: the quadrant table and the relabelling.
 struct KroneckerEdges {
     scale: u32,
     edges: u64,
     seed: u64,
-    thresholds: [u64; 3],
+    /// Two levels of quadrant choices per 16 random bits: entry `r` holds
+    /// the row bits (bits 0-1) and column bits (bits 2-3) of the outcome
+    /// whose cumulative joint probability interval (in 1/65536 units)
+    /// contains `r`. Joint probabilities are thus exact to 1/65536.
+    table: Vec<u8>,
     relabel: Relabel,
+}
+
+/// The two-level quadrant table for quadrant probabilities `[a, b, c, d]`.
+fn quadrant_table(p: [f64; 4]) -> Vec<u8> {
+    // Quadrant q sets row bit q >> 1 and column bit q & 1 (a, b, c, d =
+    // none, column, row, both).
+    let mut table = Vec::with_capacity(1 << 16);
+    let mut cumulative = 0.0;
+    for first in 0..4usize {
+        for second in 0..4usize {
+            cumulative += p[first] * p[second];
+            let upto = ((cumulative * 65_536.0).round() as usize).min(1 << 16);
+            let row = (first >> 1) | ((second >> 1) << 1);
+            let column = (first & 1) | ((second & 1) << 1);
+            let entry = (row | (column << 2)) as u8;
+            table.resize(upto.max(table.len()), entry);
+        }
+    }
+    // Rounding may leave the last cell short; it belongs to the last outcome.
+    table.resize(1 << 16, 0b1111);
+    table
 }
 
 impl KroneckerEdges {
     fn edge(&self, index: u64) -> (u32, u32) {
+        let (u, v) = self.unlabelled_edge(index);
+        (self.relabel.apply(u) as u32, self.relabel.apply(v) as u32)
+    }
+
+    /// Edge `index` before relabelling.
+    fn unlabelled_edge(&self, index: u64) -> (u64, u64) {
         let mut rng = SplitMix::stream(self.seed, index);
-        let [ta, tab, tabc] = self.thresholds;
         let (mut u, mut v) = (0u64, 0u64);
         let mut bits = 0u64;
-        for level in 0..self.scale {
-            if level % 2 == 0 {
+        let mut level = 0;
+        while level < self.scale {
+            // Four table lookups (eight levels) per 64 random bits.
+            if level % 8 == 0 {
                 bits = rng.next_u64();
             }
-            let x = bits & 0xFFFF_FFFF;
-            bits >>= 32;
-            // Quadrants: [0,a) none, [a,a+b) column, [a+b,a+b+c) row, rest both.
-            let (past_a, past_ab, past_abc) = (x >= ta, x >= tab, x >= tabc);
-            u |= u64::from(past_ab) << level;
-            v |= u64::from((past_a && !past_ab) || past_abc) << level;
+            let entry = self.table[(bits & 0xFFFF) as usize];
+            bits >>= 16;
+            u |= u64::from(entry & 3) << level;
+            v |= u64::from(entry >> 2) << level;
+            level += 2;
         }
-        (self.relabel.apply(u) as u32, self.relabel.apply(v) as u32)
+        // An odd scale drew one level too many.
+        let mask = (1u64 << self.scale) - 1;
+        (u & mask, v & mask)
     }
 }
 
@@ -129,16 +162,11 @@ pub(crate) fn check_scale(scale: u32) -> Result<u32, GraphError> {
 pub fn kronecker(spec: KroneckerSpec) -> Result<Graph, GraphError> {
     let n = check_scale(spec.scale)?;
     check_probabilities(spec.a, spec.b, spec.c)?;
-    let scaled = |p: f64| (p * 4_294_967_296.0).round() as u64;
     let edges = KroneckerEdges {
         scale: spec.scale,
         edges: u64::from(spec.edge_factor) << spec.scale,
         seed: spec.seed,
-        thresholds: [
-            scaled(spec.a),
-            scaled(spec.a + spec.b),
-            scaled(spec.a + spec.b + spec.c),
-        ],
+        table: quadrant_table([spec.a, spec.b, spec.c, (1.0 - spec.a - spec.b - spec.c).max(0.0)]),
         relabel: Relabel::new(spec.scale, spec.seed),
     };
     let options = if spec.directed {
@@ -147,4 +175,53 @@ pub fn kronecker(spec: KroneckerSpec) -> Result<Graph, GraphError> {
         BuildOptions::UNDIRECTED
     };
     build_graph_from(n, &edges, options)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quadrant_table_holds_the_joint_probabilities() {
+        let p = [0.57, 0.19, 0.19, 0.05];
+        let table = quadrant_table(p);
+        assert_eq!(table.len(), 1 << 16);
+        for first in 0..4 {
+            for second in 0..4 {
+                let row = (first >> 1) | ((second >> 1) << 1);
+                let column = (first & 1) | ((second & 1) << 1);
+                let entry = (row | (column << 2)) as u8;
+                let share = table.iter().filter(|&&e| e == entry).count() as f64 / 65_536.0;
+                let expected = p[first] * p[second];
+                assert!((share - expected).abs() <= 1.0 / 65_536.0, "{first},{second}: {share} vs {expected}");
+            }
+        }
+    }
+
+    #[test]
+    fn row_and_column_bits_have_graph500_marginals() {
+        // P(row bit) = c + d = 0.24, P(column bit) = b + d = 0.24, per level.
+        let edges = KroneckerEdges {
+            scale: 9,
+            edges: 0,
+            seed: 4,
+            table: quadrant_table([0.57, 0.19, 0.19, 0.05]),
+            relabel: Relabel::new(0, 0),
+        };
+        let samples = 40_000;
+        let mut ones = [[0u32; 9]; 2];
+        for i in 0..samples {
+            let (u, v) = edges.unlabelled_edge(i);
+            for l in 0..9 {
+                ones[0][l] += ((u >> l) & 1) as u32;
+                ones[1][l] += ((v >> l) & 1) as u32;
+            }
+        }
+        for side in ones {
+            for count in side {
+                let share = f64::from(count) / samples as f64;
+                assert!((share - 0.24).abs() < 0.01, "{share}");
+            }
+        }
+    }
 }

@@ -13,7 +13,6 @@ use super::text::{
     LineParser, for_each_block, line_of_data_line, next_token, parse_block, shown, unsigned_field,
 };
 use super::{LoadOptions, finish};
-use crate::Graph;
 
 /// What the banner says.
 #[derive(Clone, Copy, Debug)]
@@ -145,7 +144,7 @@ enum Header {
 }
 
 /// Load a Matrix Market file.
-pub(crate) fn load(input: Input<'_>, options: &LoadOptions<'_>) -> Result<Graph, LoadError> {
+pub(crate) fn load(input: Input<'_>, options: &LoadOptions<'_>) -> Result<super::EdgeList, LoadError> {
     let path = input.path;
     let at = |line: u64, kind| LoadError::new(path, Some(Location::Line(line)), kind);
     let cap_hint = input.file_len.unwrap_or(0) / 4 + 1;

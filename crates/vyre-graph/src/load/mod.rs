@@ -104,7 +104,77 @@ impl fmt::Debug for LoadOptions<'_> {
 pub fn load_graph(path: impl AsRef<Path>, options: LoadOptions<'_>) -> Result<Graph, LoadError> {
     let path = path.as_ref();
     let input = input::open_path(path)?;
-    load_input(input, &options)
+    load_input(input, &options)?.into_graph(path, &options)
+}
+
+/// Parse a text file's edges without building the graph (Matrix Market or
+/// edge list; a binary CSR gives its stored edges back).
+///
+/// # Errors
+///
+/// As [`load_graph`], less the build's.
+pub fn load_edges(path: impl AsRef<Path>, options: LoadOptions<'_>) -> Result<EdgeList, LoadError> {
+    let path = path.as_ref();
+    let input = input::open_path(path)?;
+    match load_input(input, &options)? {
+        Loaded::Edges(edges) => Ok(edges),
+        Loaded::Graph(graph) => {
+            let edges = (0..graph.vertex_count())
+                .flat_map(|u| graph.out_edges().neighbors(u).iter().map(move |&v| (u, v)))
+                .collect();
+            Ok(EdgeList {
+                vertex_count: graph.vertex_count(),
+                edges,
+                symmetric: graph.is_symmetric(),
+            })
+        }
+    }
+}
+
+/// The edges of a text file, as parsed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EdgeList {
+    /// Vertices (the declared size, or the largest id plus one).
+    pub vertex_count: u32,
+    /// `(source, target)` pairs in file order.
+    pub edges: Vec<(u32, u32)>,
+    /// Whether the graph is to be undirected (a symmetric file, or
+    /// [`LoadOptions::symmetrize`]).
+    pub symmetric: bool,
+}
+
+impl EdgeList {
+    /// Build the graph with `build`'s loop and duplicate handling.
+    ///
+    /// # Errors
+    ///
+    /// [`GraphError`](crate::GraphError) from the build (an id past the vertex count).
+    pub fn build(&self, build: BuildOptions) -> Result<Graph, crate::GraphError> {
+        let options = BuildOptions {
+            symmetrize: self.symmetric,
+            ..build
+        };
+        build_graph(self.vertex_count, &self.edges, options)
+    }
+}
+
+/// What a format loader returns.
+enum Loaded {
+    Edges(EdgeList),
+    Graph(Graph),
+}
+
+impl Loaded {
+    fn into_graph(self, path: &Path, options: &LoadOptions<'_>) -> Result<Graph, LoadError> {
+        match self {
+            Self::Graph(graph) => Ok(graph),
+            Self::Edges(list) => {
+                let graph = list.build(options.build);
+                drop(list);
+                graph.map_err(|e| LoadError::new(path, None, LoadErrorKind::Graph(e)))
+            }
+        }
+    }
 }
 
 /// Load a graph from any byte stream; `name` stands for the file in error
@@ -119,10 +189,10 @@ pub fn load_reader(
     options: LoadOptions<'_>,
 ) -> Result<Graph, LoadError> {
     let input = input::open_reader(name, reader, None)?;
-    load_input(input, &options)
+    load_input(input, &options)?.into_graph(name, &options)
 }
 
-fn load_input(input: Input<'_>, options: &LoadOptions<'_>) -> Result<Graph, LoadError> {
+fn load_input(input: Input<'_>, options: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
     let Input {
         path,
         reader,
@@ -156,9 +226,9 @@ fn load_input(input: Input<'_>, options: &LoadOptions<'_>) -> Result<Graph, Load
         gzip,
     };
     match format {
-        Format::MatrixMarket => matrix_market::load(input, options),
-        Format::EdgeList => snap::load(input, options),
-        Format::Binary => binary::load(input, options),
+        Format::MatrixMarket => matrix_market::load(input, options).map(Loaded::Edges),
+        Format::EdgeList => snap::load(input, options).map(Loaded::Edges),
+        Format::Binary => binary::load(input, options).map(Loaded::Graph),
     }
 }
 
@@ -185,14 +255,14 @@ pub fn detect(path: &Path, head: &[u8]) -> Format {
     }
 }
 
-/// Check the vertex count against the edges, then build.
+/// Check the vertex count against the edges.
 fn finish(
     path: &Path,
     vertices: u64,
     edges: Vec<(u32, u32)>,
     symmetric: bool,
     options: &LoadOptions<'_>,
-) -> Result<Graph, LoadError> {
+) -> Result<EdgeList, LoadError> {
     let touched = (edges.len() as u64).saturating_mul(2);
     if vertices > touched.saturating_add(options.isolated_vertex_allowance) {
         return Err(LoadError::new(
@@ -205,13 +275,12 @@ fn finish(
             },
         ));
     }
-    let build = BuildOptions {
-        symmetrize: symmetric,
-        ..options.build
-    };
-    // Callers pass vertex counts of at most u32::MAX.
-    let n = u32::try_from(vertices).unwrap_or(u32::MAX);
-    build_graph(n, &edges, build).map_err(|e| LoadError::new(path, None, LoadErrorKind::Graph(e)))
+    Ok(EdgeList {
+        // Callers pass vertex counts of at most u32::MAX.
+        vertex_count: u32::try_from(vertices).unwrap_or(u32::MAX),
+        edges,
+        symmetric,
+    })
 }
 
 #[cfg(test)]

@@ -9,7 +9,6 @@ use super::error::{Field, FieldProblem, LoadError, LoadErrorKind, Location};
 use super::input::Input;
 use super::text::{LineParser, for_each_block, parse_block, unsigned_field};
 use super::{LoadOptions, finish};
-use crate::Graph;
 
 /// Largest id: `u32::MAX` itself would need `2^32` vertices.
 const MAX_ID: u64 = u32::MAX as u64 - 1;
@@ -43,7 +42,7 @@ impl LineParser for Pairs {
 }
 
 /// Load an edge list.
-pub(crate) fn load(input: Input<'_>, options: &LoadOptions<'_>) -> Result<Graph, LoadError> {
+pub(crate) fn load(input: Input<'_>, options: &LoadOptions<'_>) -> Result<super::EdgeList, LoadError> {
     let path = input.path;
     let mut edges: Vec<(u32, u32)> =
         Vec::with_capacity((input.file_len.unwrap_or(0) / 4).min(1 << 24) as usize);
