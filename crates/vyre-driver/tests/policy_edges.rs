@@ -491,10 +491,14 @@ fn memory_plan_per_topology() {
     );
 }
 
+/// Topology, (nodes, edges), (bytes per node, per edge), (frontier, scratch,
+/// output), and the field the overflow must name.
+type OverflowCase = (T, (u64, u64), (u64, u64), (u64, u64, u64), &'static str);
+
 #[test]
 fn every_overflow_names_its_field() {
     let max = u64::MAX;
-    let cases: [(T, (u64, u64), (u64, u64), (u64, u64, u64), &str); 9] = [
+    let cases: [OverflowCase; 9] = [
         (
             T::SparseFrontier,
             (max, 0),

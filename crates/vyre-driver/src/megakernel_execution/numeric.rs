@@ -64,20 +64,32 @@ pub(super) fn launch_pressure_bps(launch_overhead_ns: f64, dispatch_cost_ns: f64
     if overhead == f64::INFINITY {
         return u32::MAX;
     }
-    let scaled = (overhead / dispatch_cost_ns * 10_000.0).round();
-    if scaled.is_nan() {
+    round_to_u32_saturating(overhead / dispatch_cost_ns * 10_000.0)
+}
+
+/// `value.round()` (half away from zero) saturated into `u32`, for a
+/// non-negative `value`; NaN gives 0.
+///
+/// Below 2^32 the integer part and the fraction of an `f64` are both exact,
+/// so comparing the fraction with one half rounds exactly as `f64::round`
+/// does, without the library call `round` needs on baseline x86-64.
+fn round_to_u32_saturating(value: f64) -> u32 {
+    if value.is_nan() || value <= 0.0 {
         return 0;
     }
-    if scaled >= f64::from(u32::MAX) {
+    if value >= 4_294_967_296.0 {
         return u32::MAX;
     }
-    // `scaled` is a whole number in [0, u32::MAX), so the cast is exact.
-    scaled as u32
+    // In (0, 2^32): the cast truncates exactly.
+    let whole = value as u32;
+    let round_up = value - f64::from(whole) >= 0.5;
+    whole.saturating_add(u32::from(round_up))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy;
 
     #[test]
     fn finite_unit_clamps_and_zeroes_non_finite_values() {
@@ -140,5 +152,43 @@ mod tests {
         // 429 496.7295 * 10 000 = u32::MAX exactly -> saturates to it.
         assert_eq!(launch_pressure_bps(429_496.729_5, 1.0), u32::MAX);
         assert_eq!(launch_pressure_bps(f64::MIN_POSITIVE, 1.0), 0);
+    }
+
+    #[test]
+    fn rounding_is_half_away_from_zero_and_saturates() {
+        assert_eq!(round_to_u32_saturating(0.5), 1);
+        assert_eq!(round_to_u32_saturating(0.499_999_999_999_999_94), 0);
+        assert_eq!(round_to_u32_saturating(1.5), 2);
+        assert_eq!(round_to_u32_saturating(2.5), 3);
+        assert_eq!(round_to_u32_saturating(2.499_999), 2);
+        assert_eq!(
+            round_to_u32_saturating(4_294_967_294.499_999),
+            4_294_967_294
+        );
+        assert_eq!(round_to_u32_saturating(4_294_967_294.5), u32::MAX);
+        assert_eq!(round_to_u32_saturating(4_294_967_295.9), u32::MAX);
+        assert_eq!(round_to_u32_saturating(1e300), u32::MAX);
+        assert_eq!(round_to_u32_saturating(f64::INFINITY), u32::MAX);
+        assert_eq!(round_to_u32_saturating(f64::NAN), 0);
+        assert_eq!(round_to_u32_saturating(-0.0), 0);
+        assert_eq!(round_to_u32_saturating(5e-324), 0);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20_000))]
+
+        #[test]
+        fn fast_rounding_matches_f64_round(
+            value in proptest::prop_oneof![
+                0.0..8.0f64,
+                0.0..5e9f64,
+                proptest::num::f64::POSITIVE | proptest::num::f64::ZERO | proptest::num::f64::SUBNORMAL,
+                (0..u32::MAX).prop_map(|n| f64::from(n) + 0.5),
+            ]
+        ) {
+            let rounded = value.round();
+            let expected = if rounded >= f64::from(u32::MAX) { u32::MAX } else { rounded as u32 };
+            proptest::prop_assert_eq!(round_to_u32_saturating(value), expected);
+        }
     }
 }
