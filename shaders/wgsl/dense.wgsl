@@ -1,7 +1,7 @@
 // DenseFrontier: bottom-up. Every unvisited vertex looks through its
 // in-edges for a parent whose bit is set in the current frontier bitmap and
 // stops at the first one; discoveries set their bit in the next bitmap
-// (cleared by the host before the level). A vertex with more than
+// (cleared by dense_clear_next before the level). A vertex with more than
 // SCAN_ALONE in-edges is not scanned by its own invocation: it is collected
 // in workgroup memory and scanned by the whole workgroup with a shared early
 // exit, so no invocation walks a long list alone.
@@ -91,4 +91,20 @@ fn dense(
         workgroupBarrier();
     }
     flush_counters(lid, true);
+}
+
+// Clear the next-frontier bitmap before a Dense level. Dispatched with the
+// level's own grid, so a level a chain does not run (0 workgroups) leaves the
+// bitmaps alone.
+@compute @workgroup_size(WG)
+fn dense_clear_next(
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let words = (ctl(C_VERTEX_COUNT) + 31u) / 32u;
+    let lanes = lane_total(nwg);
+    for (var w = group_index(wid, nwg) * WG + lid; w < words; w += lanes) {
+        atomicStore(&bitmap_out[w], 0u);
+    }
 }

@@ -41,6 +41,7 @@ pub(crate) enum Kernel {
     Sparse,
     Hybrid,
     Dense,
+    DenseClearNext,
     BlockDense,
 }
 
@@ -81,7 +82,7 @@ impl Kernel {
             Self::WarpSparse => Module::WarpSparse,
             Self::Sparse => Module::Sparse,
             Self::Hybrid => Module::Hybrid,
-            Self::Dense => Module::Dense,
+            Self::Dense | Self::DenseClearNext => Module::Dense,
             Self::BlockDense => Module::BlockDense,
         }
     }
@@ -99,6 +100,7 @@ impl Kernel {
             Self::Sparse => "sparse",
             Self::Hybrid => "hybrid",
             Self::Dense => "dense",
+            Self::DenseClearNext => "dense_clear_next",
             Self::BlockDense => "block_dense",
         }
     }

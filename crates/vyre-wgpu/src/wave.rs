@@ -155,6 +155,8 @@ pub(crate) fn run(
     let end = kernels.pipeline(device, Kernel::LevelEnd, 1);
     let main = kernels.pipeline(device, level_kernel, width);
     let convert = conversion.map(|k| kernels.pipeline(device, k, width));
+    let clear_next = (command.topology == MegakernelExecutionTopology::DenseFrontier)
+        .then(|| kernels.pipeline(device, Kernel::DenseClearNext, width));
     let timed = resident.query_count() >= 2 * levels;
 
     let record_offset = resident.record_offset();
@@ -170,9 +172,6 @@ pub(crate) fn run(
         let set = (resident.current + k as usize) % 2;
         if k == 0 && conversion == Some(Kernel::QueueToBitmap) {
             encoder.clear_buffer(&resident.bitmaps[set], 0, None);
-        }
-        if command.topology == MegakernelExecutionTopology::DenseFrontier {
-            encoder.clear_buffer(&resident.bitmaps[1 - set], 0, None);
         }
         let timestamp_writes = resident
             .query_set
@@ -199,12 +198,15 @@ pub(crate) fn run(
         pass.set_pipeline(&begin);
         pass.set_bind_group(1, &resident.history_group, &[]);
         pass.dispatch_workgroups(1, 1, 1);
-        pass.set_pipeline(&main);
-        if k == 0 {
-            let [x, y, z] = command.launch.dispatch_grid;
-            pass.dispatch_workgroups(x, y, z);
-        } else {
-            pass.dispatch_workgroups_indirect(&resident.history, 0);
+        let level_pipelines = clear_next.iter().chain(std::iter::once(&main));
+        for pipeline in level_pipelines {
+            pass.set_pipeline(pipeline);
+            if k == 0 {
+                let [x, y, z] = command.launch.dispatch_grid;
+                pass.dispatch_workgroups(x, y, z);
+            } else {
+                pass.dispatch_workgroups_indirect(&resident.history, 0);
+            }
         }
         pass.set_pipeline(&end);
         pass.set_bind_group(1, &resident.history_group, &[]);

@@ -1,0 +1,166 @@
+//! Chains (several levels per submission, later ones sized on the device),
+//! band stops, topology switches mid-search (queue/bitmap conversions) and
+//! multi-source searches.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::{TOPOLOGIES, check, launch, open, random_directed, random_undirected, search, upload};
+use vyre_driver::backend::{Backend, FrontierForm, WaveCommand};
+use vyre_driver::megakernel_execution::MegakernelExecutionTopology as T;
+use vyre_graph::generate::{chain, grid_2d};
+
+#[test]
+fn chains_of_several_levels_match_the_reference() {
+    let Some(mut backend) = open() else { return };
+    let shapes = [
+        ("grid 40x30", grid_2d(40, 30).expect("grid"), vec![0u32]),
+        ("chain 150", chain(150).expect("chain"), vec![0]),
+        ("random directed", random_directed(2000, 7000, 3), vec![1]),
+        (
+            "multi-source",
+            random_undirected(2500, 3500, 5),
+            vec![0, 9, 1200, 2400],
+        ),
+    ];
+    for (name, graph, sources) in shapes {
+        let graph = Arc::new(graph);
+        upload(&mut backend, &graph, 16);
+        for topology in TOPOLOGIES {
+            for chain_len in [3, 16] {
+                let result = search(&mut backend, &graph, &sources, chain_len, &|_| topology);
+                check(
+                    &graph,
+                    &sources,
+                    &result,
+                    &format!("{name} / {topology:?} / chain {chain_len}"),
+                );
+                let depth = result.levels.len() as u32;
+                assert!(
+                    result.commands as u32 <= depth.div_ceil(chain_len) + 1,
+                    "{name}: {} commands for {depth} levels in chains of {chain_len}",
+                    result.commands
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn switching_topologies_mid_search_converts_the_frontier() {
+    let Some(mut backend) = open() else { return };
+    let shapes = [
+        ("grid 30x30", grid_2d(30, 30).expect("grid"), vec![450u32]),
+        ("random directed", random_directed(1800, 6000, 21), vec![2]),
+        (
+            "random undirected",
+            random_undirected(3000, 9000, 23),
+            vec![5, 6, 7],
+        ),
+    ];
+    // Every ordered pair of topologies appears as consecutive levels.
+    let cycle: Vec<T> = TOPOLOGIES
+        .iter()
+        .flat_map(|&a| TOPOLOGIES.iter().map(move |&b| [a, b]))
+        .flatten()
+        .collect();
+    for (name, graph, sources) in shapes {
+        let graph = Arc::new(graph);
+        upload(&mut backend, &graph, 4);
+        for offset in [0usize, 1, 7] {
+            for chain_len in [1, 2] {
+                let schedule = |level: u32| cycle[(level as usize + offset) % cycle.len()];
+                let result = search(&mut backend, &graph, &sources, chain_len, &schedule);
+                check(
+                    &graph,
+                    &sources,
+                    &result,
+                    &format!("{name} / switching from {offset}"),
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_chain_stops_when_the_frontier_leaves_the_band() {
+    let Some(mut backend) = open() else { return };
+    // From a corner of a grid the frontier's out-edges grow level by level.
+    let graph = Arc::new(grid_2d(20, 20).expect("grid"));
+    upload(&mut backend, &graph, 8);
+    for topology in TOPOLOGIES {
+        backend.begin_search(&[0]).expect("search starts");
+        let command = WaveCommand {
+            topology,
+            frontier: FrontierForm::Queue,
+            level: 0,
+            frontier_len: 1,
+            max_levels: 8,
+            launch: launch(backend.capabilities(), topology, 1, 400),
+            // Level 1's frontier {1, 20} has 3 + 3 out-edges, level 2's has 12.
+            band_max_frontier_edges: 6,
+        };
+        let report = backend.run_wave(&command).expect("wave runs");
+        let ran: Vec<(u32, u32)> = report
+            .levels
+            .iter()
+            .map(|l| (l.frontier_in, l.frontier_out))
+            .collect();
+        assert_eq!(
+            ran,
+            vec![(1, 2), (2, 3)],
+            "{topology:?}: levels before the band stop"
+        );
+        assert_eq!(
+            report.levels[1].frontier_out_edges,
+            3 + 4 + 3,
+            "{topology:?}"
+        );
+        assert_eq!(report.readback_bytes, 8 * 32);
+        // The search goes on from where the chain stopped.
+        let next = WaveCommand {
+            frontier: report.frontier.expect("form"),
+            level: 2,
+            frontier_len: 3,
+            max_levels: 1,
+            band_max_frontier_edges: u64::MAX,
+            launch: launch(backend.capabilities(), topology, 3, 400),
+            ..command
+        };
+        let report = backend.run_wave(&next).expect("wave runs");
+        assert_eq!(report.levels.len(), 1);
+        assert_eq!(
+            report.levels[0].frontier_out, 4,
+            "{topology:?}: level 2 discovers 4"
+        );
+    }
+}
+
+#[test]
+fn a_chain_ends_early_when_the_frontier_empties() {
+    let Some(mut backend) = open() else { return };
+    let graph = Arc::new(chain(5).expect("chain"));
+    upload(&mut backend, &graph, 32);
+    for topology in TOPOLOGIES {
+        backend.begin_search(&[0]).expect("search starts");
+        let command = WaveCommand {
+            topology,
+            frontier: FrontierForm::Queue,
+            level: 0,
+            frontier_len: 1,
+            max_levels: 32,
+            launch: launch(backend.capabilities(), topology, 1, 5),
+            band_max_frontier_edges: u64::MAX,
+        };
+        let report = backend.run_wave(&command).expect("wave runs");
+        let outs: Vec<u32> = report.levels.iter().map(|l| l.frontier_out).collect();
+        assert_eq!(outs, vec![1, 1, 1, 1, 0], "{topology:?}");
+        if backend.capabilities().device_timestamps {
+            assert!(report.levels.iter().all(|l| l.device_ns.is_some()));
+            let sum: u64 = report.levels.iter().filter_map(|l| l.device_ns).sum();
+            assert_eq!(report.device_ns, Some(sum));
+        }
+        assert!(report.wall_ns > 0);
+    }
+}
