@@ -60,6 +60,9 @@ fn ctl(word: u32) -> u32 {
 
 // Target of out-edge `e`; `per` is the edges per segment (C_OUT_PER_SEG).
 fn out_edge(e: u32, per: u32) -> u32 {
+    if e < per {
+        return out_seg0[e];
+    }
     let s = e / per;
     let i = e - s * per;
     switch s {
@@ -76,6 +79,9 @@ fn out_edge(e: u32, per: u32) -> u32 {
 
 // Source of in-edge `e`; `per` is the edges per segment (C_IN_PER_SEG).
 fn in_edge(e: u32, per: u32) -> u32 {
+    if e < per {
+        return in_seg0[e];
+    }
     let s = e / per;
     let i = e - s * per;
     switch s {
@@ -148,6 +154,45 @@ fn flush_counters(lid: u32, count_found: bool) {
     }
 }
 
+// Discoveries of top-down kernels are gathered per workgroup and appended to
+// the next queue with one global atomic per flush; when the workgroup list is
+// full they are appended one by one.
+override APPEND_CAP: u32 = 2u * WG;
+var<workgroup> a_list: array<u32, APPEND_CAP>;
+var<workgroup> a_len: atomic<u32>;
+var<workgroup> a_count: u32;
+var<workgroup> a_base: u32;
+
+fn append_next(v: u32) {
+    let slot = atomicAdd(&a_len, 1u);
+    if slot < APPEND_CAP {
+        a_list[slot] = v;
+    } else {
+        queue_out[atomicAdd(&control[C_NEXT_COUNT], 1u)] = v;
+    }
+}
+
+// Write the gathered discoveries to the next queue. Call from every
+// invocation, in uniform control flow.
+fn flush_appends(lid: u32) {
+    workgroupBarrier();
+    if lid == 0u {
+        let count = min(atomicLoad(&a_len), APPEND_CAP);
+        a_count = count;
+        a_base = 0u;
+        if count != 0u {
+            a_base = atomicAdd(&control[C_NEXT_COUNT], count);
+        }
+        atomicStore(&a_len, 0u);
+    }
+    let count = workgroupUniformLoad(&a_count);
+    let base = a_base;
+    for (var i = lid; i < count; i += WG) {
+        queue_out[base + i] = a_list[i];
+    }
+    workgroupBarrier();
+}
+
 // Top-down discovery of `v` from frontier vertex `u`: the invocation whose
 // compare-exchange moves depth[v] from UNREACHED to `next_depth` owns v,
 // writes its parent and appends it to the next queue.
@@ -159,8 +204,7 @@ fn push_visit(u: u32, v: u32, next_depth: u32) {
         let r = atomicCompareExchangeWeak(&depth[v], UNREACHED, next_depth);
         if r.exchanged {
             parent[v] = u;
-            let slot = atomicAdd(&control[C_NEXT_COUNT], 1u);
-            queue_out[slot] = v;
+            append_next(v);
             p_out_edges += out_degree(v);
             return;
         }

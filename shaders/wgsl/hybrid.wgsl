@@ -56,7 +56,7 @@ fn hybrid(
                 p_examined += 1u;
             }
         }
-        workgroupBarrier();
+        flush_appends(lid);
     }
     flush_counters(lid, false);
 }

@@ -68,7 +68,7 @@ fn sparse(
             let u = s_vertex[lo];
             push_visit(u, out_edge(s_start[lo] + (k - before), per), next_depth);
         }
-        workgroupBarrier();
+        flush_appends(lid);
     }
     flush_counters(lid, false);
 }

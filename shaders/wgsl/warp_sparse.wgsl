@@ -4,13 +4,18 @@
 
 const WARP_LANES: u32 = 32u;
 
+var<workgroup> w_count: u32;
+
 @compute @workgroup_size(WG)
 fn warp_sparse(
     @builtin(local_invocation_index) lid: u32,
     @builtin(workgroup_id) wid: vec3<u32>,
     @builtin(num_workgroups) nwg: vec3<u32>,
 ) {
-    let count = ctl(C_CUR_COUNT);
+    if lid == 0u {
+        w_count = ctl(C_CUR_COUNT);
+    }
+    let count = workgroupUniformLoad(&w_count);
     let next_depth = ctl(C_LEVEL) + 1u;
     let per = ctl(C_OUT_PER_SEG);
     let lanes = lane_total(nwg);
@@ -19,8 +24,12 @@ fn warp_sparse(
     let warps = lanes / warp_width;
     let gid = group_index(wid, nwg) * WG + lid;
     let lane = gid % warp_width;
-    if gid < warps * warp_width {
-        for (var i = gid / warp_width; i < count; i += warps) {
+    let in_a_warp = gid < warps * warp_width;
+    // Rounds are uniform so that every round can flush its discoveries.
+    let rounds = count / warps + select(0u, 1u, count % warps != 0u);
+    for (var round = 0u; round < rounds; round += 1u) {
+        let i = round * warps + gid / warp_width;
+        if in_a_warp && i < count {
             let u = queue_in[i];
             let end = out_offsets[u + 1u];
             for (var e = out_offsets[u] + lane; e < end; e += warp_width) {
@@ -28,6 +37,7 @@ fn warp_sparse(
                 p_examined += 1u;
             }
         }
+        flush_appends(lid);
     }
     flush_counters(lid, false);
 }
