@@ -45,11 +45,12 @@ fn request() -> MegakernelExecutionRequest {
 
 fn policy(c: &mut Criterion) {
     let r = request();
+    let mut group = c.benchmark_group("policy");
     let memory = MegakernelMemoryBudget {
         required_bytes: 1 << 30,
         budget_bytes: r.budget_bytes,
     };
-    c.bench_function("policy/select_megakernel_topology", |b| {
+    group.bench_function("select_megakernel_topology", |b| {
         b.iter(|| {
             select_megakernel_topology(
                 black_box(r.sample),
@@ -61,7 +62,7 @@ fn policy(c: &mut Criterion) {
             )
         });
     });
-    c.bench_function("policy/select_megakernel_topology_stable", |b| {
+    group.bench_function("select_megakernel_topology_stable", |b| {
         b.iter(|| {
             select_megakernel_topology_stable(
                 black_box(r.sample),
@@ -74,7 +75,7 @@ fn policy(c: &mut Criterion) {
             )
         });
     });
-    c.bench_function("policy/plan_megakernel_execution", |b| {
+    group.bench_function("plan_megakernel_execution", |b| {
         b.iter(|| {
             let r = black_box(r);
             plan_megakernel_execution(
@@ -93,22 +94,24 @@ fn policy(c: &mut Criterion) {
         });
     });
     let mut planner = StableWavePlanner::new();
-    c.bench_function("policy/stable_wave_planner_warm", |b| {
+    group.bench_function("stable_wave_planner_warm", |b| {
         b.iter(|| planner.plan_execution(black_box(r)));
     });
+    group.finish();
 }
 
 fn grid(c: &mut Criterion) {
+    let mut group = c.benchmark_group("grid");
     let limits = ResidentGridLimits::new(1_024, 65_535, 1_024);
     let warm = ResidentGridRequest::new(1 << 20, 0);
     ResidentGridPlan::recommend(warm, limits).expect("valid limits");
-    c.bench_function("grid/recommend_cache_hit", |b| {
+    group.bench_function("recommend_cache_hit", |b| {
         b.iter(|| ResidentGridPlan::recommend(black_box(warm), black_box(limits)));
     });
     // 1 024 distinct queue lengths cycle through a 128-entry cache: every
     // call misses (its key was evicted 896 calls ago) and evicts.
     let mut next = 0u32;
-    c.bench_function("grid/recommend_cache_miss", |b| {
+    group.bench_function("recommend_cache_miss", |b| {
         b.iter(|| {
             next = (next + 1) % 1_024;
             ResidentGridPlan::recommend(
@@ -117,6 +120,7 @@ fn grid(c: &mut Criterion) {
             )
         });
     });
+    group.finish();
 }
 
 criterion_group!(benches, policy, grid);
