@@ -107,17 +107,19 @@ impl Owners {
 /// Read every edge and hand each stored copy `(from, to)` to
 /// `apply(&mut states[owner of from], from, to)`. Returns the first edge
 /// (index, endpoints) with an endpoint out of range; such edges are skipped.
-fn distribute<S, T>(
+fn distribute<S, T, I>(
     edges: &S,
     vertex_count: u32,
     options: BuildOptions,
     owners: &Owners,
     states: &mut [T],
-    apply: impl Fn(&mut T, u32, u32) + Sync,
+    make: impl Fn(u32, u32) -> I + Sync,
+    apply: impl Fn(&mut T, I) + Sync,
 ) -> Option<(u64, u32, u32)>
 where
     S: EdgeSource + ?Sized,
     T: Send,
+    I: Copy + Send + Sync,
 {
     let m = edges.edge_count();
     let parts = states.len();
@@ -125,8 +127,8 @@ where
     let mut first_bad = None;
     // Bucket memory is reused from chunk to chunk: fresh pages would cost
     // the kernel as much time as filling them.
-    type Block = (Vec<Vec<(u32, u32)>>, Option<(u64, u32, u32)>);
-    let mut pool: Vec<Block> = (0..CHUNK.div_ceil(BLOCK).min(m.div_ceil(BLOCK)))
+    type Block<I> = (Vec<Vec<I>>, Option<(u64, u32, u32)>);
+    let mut pool: Vec<Block<I>> = (0..CHUNK.div_ceil(BLOCK).min(m.div_ceil(BLOCK)))
         .map(|_| (vec![Vec::new(); parts], None))
         .collect();
     let mut start = 0;
@@ -134,26 +136,29 @@ where
         let end = (start + CHUNK).min(m);
         let block_count = (end - start).div_ceil(BLOCK) as usize;
         let blocks = &mut pool[..block_count];
-        blocks.par_iter_mut().enumerate().for_each(|(b, (buckets, bad))| {
-            let from = start + b as u64 * BLOCK;
-            let range = from..(from + BLOCK).min(end);
-            buckets.iter_mut().for_each(Vec::clear);
-            *bad = None;
-            let mut index = range.start;
-            edges.for_each_in(range, |u, v| {
-                if u >= vertex_count || v >= vertex_count {
-                    *bad = bad.or(Some((index, u, v)));
-                } else {
-                    store_copies(u, v, options, |a, t| buckets[owners.of(a)].push((a, t)));
-                }
-                index += 1;
+        blocks
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(b, (buckets, bad))| {
+                let from = start + b as u64 * BLOCK;
+                let range = from..(from + BLOCK).min(end);
+                buckets.iter_mut().for_each(Vec::clear);
+                *bad = None;
+                let mut index = range.start;
+                edges.for_each_in(range, |u, v| {
+                    if u >= vertex_count || v >= vertex_count {
+                        *bad = bad.or(Some((index, u, v)));
+                    } else {
+                        store_copies(u, v, options, |a, t| buckets[owners.of(a)].push(make(a, t)));
+                    }
+                    index += 1;
+                });
             });
-        });
         let blocks = &*blocks;
         states.par_iter_mut().enumerate().for_each(|(p, state)| {
             for (buckets, _) in blocks {
-                for &(a, t) in &buckets[p] {
-                    apply(state, a, t);
+                for &item in &buckets[p] {
+                    apply(state, item);
                 }
             }
         });
@@ -166,7 +171,10 @@ where
 }
 
 /// Split `slice` into consecutive pieces of the given lengths.
-fn split_by<'a, T>(mut slice: &'a mut [T], lengths: impl Iterator<Item = usize>) -> Vec<&'a mut [T]> {
+fn split_by<'a, T>(
+    mut slice: &'a mut [T],
+    lengths: impl Iterator<Item = usize>,
+) -> Vec<&'a mut [T]> {
     let mut pieces = Vec::new();
     for len in lengths {
         let (head, tail) = slice.split_at_mut(len);
@@ -192,9 +200,16 @@ pub(super) fn scatter<S: EdgeSource + ?Sized>(
         .map(|r| r.start)
         .zip(split_by(&mut counts, owners.ranges().map(|r| r.len())))
         .collect();
-    let first_bad = distribute(edges, vertex_count, options, &owners, &mut states, |(lo, c), a, _| {
-        c[a as usize - *lo] += 1;
-    });
+    // Counting needs only each copy's source.
+    let first_bad = distribute(
+        edges,
+        vertex_count,
+        options,
+        &owners,
+        &mut states,
+        |a, _| a,
+        |(lo, c), a| c[a as usize - *lo] += 1,
+    );
     if let Some((index, u, v)) = first_bad {
         return Err(GraphError::InvalidCsr {
             reason: format!(
@@ -222,18 +237,28 @@ pub(super) fn scatter<S: EdgeSource + ?Sized>(
     let cursors = split_by(&mut counts, owners.ranges().map(|r| r.len()));
     let rows = split_by(
         &mut targets,
-        owners.ranges().map(|r| (offsets[r.end] - offsets[r.start]) as usize),
+        owners
+            .ranges()
+            .map(|r| (offsets[r.end] - offsets[r.start]) as usize),
     );
     let mut states: Vec<(usize, u64, &mut [u64], &mut [u32])> = owners
         .ranges()
         .zip(cursors.into_iter().zip(rows))
         .map(|(r, (c, t))| (r.start, offsets[r.start], c, t))
         .collect();
-    distribute(edges, vertex_count, options, &owners, &mut states, |(lo, base, c, t), a, to| {
-        let cursor = &mut c[a as usize - *lo];
-        t[(*cursor - *base) as usize] = to;
-        *cursor += 1;
-    });
+    distribute(
+        edges,
+        vertex_count,
+        options,
+        &owners,
+        &mut states,
+        |a, t| (a, t),
+        |(lo, base, c, t), (a, to)| {
+            let cursor = &mut c[a as usize - *lo];
+            t[(*cursor - *base) as usize] = to;
+            *cursor += 1;
+        },
+    );
     Ok(Scattered {
         offsets,
         scratch: counts,

@@ -166,7 +166,12 @@ pub fn kronecker(spec: KroneckerSpec) -> Result<Graph, GraphError> {
         scale: spec.scale,
         edges: u64::from(spec.edge_factor) << spec.scale,
         seed: spec.seed,
-        table: quadrant_table([spec.a, spec.b, spec.c, (1.0 - spec.a - spec.b - spec.c).max(0.0)]),
+        table: quadrant_table([
+            spec.a,
+            spec.b,
+            spec.c,
+            (1.0 - spec.a - spec.b - spec.c).max(0.0),
+        ]),
         relabel: Relabel::new(spec.scale, spec.seed),
     };
     let options = if spec.directed {
@@ -193,7 +198,10 @@ mod tests {
                 let entry = (row | (column << 2)) as u8;
                 let share = table.iter().filter(|&&e| e == entry).count() as f64 / 65_536.0;
                 let expected = p[first] * p[second];
-                assert!((share - expected).abs() <= 1.0 / 65_536.0, "{first},{second}: {share} vs {expected}");
+                assert!(
+                    (share - expected).abs() <= 1.0 / 65_536.0,
+                    "{first},{second}: {share} vs {expected}"
+                );
             }
         }
     }

@@ -173,12 +173,19 @@ impl LineBlocks {
         }
     }
 
-    /// The next block, or `None` at the end of the stream.
-    pub fn next_block(&mut self, reader: &mut dyn Read) -> Result<Option<Vec<u8>>, BlockError> {
+    /// The next block, or `None` at the end of the stream. `spare` is a
+    /// used block whose memory may be reused.
+    pub fn next_block(
+        &mut self,
+        reader: &mut dyn Read,
+        mut spare: Vec<u8>,
+    ) -> Result<Option<Vec<u8>>, BlockError> {
         if self.done {
             return Ok(None);
         }
-        let mut buf = std::mem::take(&mut self.carry);
+        spare.clear();
+        spare.extend_from_slice(&self.carry);
+        let mut buf = spare;
         buf.reserve(BLOCK_BYTES.saturating_sub(buf.len()) + 64);
         let ended = fill(reader, &mut buf, BLOCK_BYTES).map_err(BlockError::Read)?;
         if ended {
@@ -187,7 +194,9 @@ impl LineBlocks {
         }
         match memchr::memrchr(b'\n', &buf) {
             Some(last) => {
-                self.carry = buf.split_off(last + 1);
+                self.carry.clear();
+                self.carry.extend_from_slice(&buf[last + 1..]);
+                buf.truncate(last + 1);
                 Ok(Some(buf))
             }
             None if buf.len() >= MAX_LINE_BYTES => Err(BlockError::LineTooLong),

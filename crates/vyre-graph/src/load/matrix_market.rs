@@ -110,6 +110,14 @@ impl LineParser for Entries {
         first == b'%'
     }
 
+    fn accept(&self, row: u64, column: u64) -> Option<(u32, u32)> {
+        let valid = self.banner.values == 0
+            && (1..=self.rows).contains(&row)
+            && (1..=self.columns).contains(&column);
+        // Both are at most u32::MAX here.
+        valid.then(|| ((row - 1) as u32, (column - 1) as u32))
+    }
+
     fn parse(&self, line: &[u8]) -> Result<(u32, u32), LoadErrorKind> {
         let mut rest = line;
         let row = self.index(&mut rest, Field::Row, self.rows)?;
@@ -144,12 +152,16 @@ enum Header {
 }
 
 /// Load a Matrix Market file.
-pub(crate) fn load(input: Input<'_>, options: &LoadOptions<'_>) -> Result<super::EdgeList, LoadError> {
+pub(crate) fn load(
+    input: Input<'_>,
+    options: &LoadOptions<'_>,
+) -> Result<super::EdgeList, LoadError> {
     let path = input.path;
     let at = |line: u64, kind| LoadError::new(path, Some(Location::Line(line)), kind);
     let cap_hint = input.file_len.unwrap_or(0) / 4 + 1;
     let mut header = Header::NeedBanner;
     let mut line_no = 0u64;
+    let mut pool = Vec::new();
     let mut edges: Vec<(u32, u32)> = Vec::new();
     for_each_block(input, options.progress, |block| {
         let mut rest = block;
@@ -190,7 +202,8 @@ pub(crate) fn load(input: Input<'_>, options: &LoadOptions<'_>) -> Result<super:
             return Ok(());
         };
         let before = edges.len() as u64;
-        let lines = parse_block(entries, rest, line_no, &mut edges).map_err(|(l, k)| at(l, k))?;
+        let lines = parse_block(entries, rest, line_no, &mut edges, &mut pool)
+            .map_err(|(l, k)| at(l, k))?;
         if edges.len() as u64 > *declared {
             let extra = line_of_data_line(entries, rest, declared - before + 1);
             return Err(at(

@@ -33,6 +33,10 @@ impl LineParser for Pairs {
         first == b'#' || first == b'%'
     }
 
+    fn accept(&self, source: u64, target: u64) -> Option<(u32, u32)> {
+        (source <= MAX_ID && target <= MAX_ID).then_some((source as u32, target as u32))
+    }
+
     fn parse(&self, line: &[u8]) -> Result<(u32, u32), LoadErrorKind> {
         let mut rest = line;
         let source = id(&mut rest, Field::Source)?;
@@ -42,13 +46,17 @@ impl LineParser for Pairs {
 }
 
 /// Load an edge list.
-pub(crate) fn load(input: Input<'_>, options: &LoadOptions<'_>) -> Result<super::EdgeList, LoadError> {
+pub(crate) fn load(
+    input: Input<'_>,
+    options: &LoadOptions<'_>,
+) -> Result<super::EdgeList, LoadError> {
     let path = input.path;
     let mut edges: Vec<(u32, u32)> =
         Vec::with_capacity((input.file_len.unwrap_or(0) / 4).min(1 << 24) as usize);
     let mut line_no = 0u64;
+    let mut pool = Vec::new();
     for_each_block(input, options.progress, |block| {
-        line_no += parse_block(&Pairs, block, line_no, &mut edges)
+        line_no += parse_block(&Pairs, block, line_no, &mut edges, &mut pool)
             .map_err(|(l, k)| LoadError::new(path, Some(Location::Line(l)), k))?;
         Ok(())
     })?;

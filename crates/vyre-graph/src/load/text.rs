@@ -16,6 +16,44 @@ pub(crate) trait LineParser: Sync {
     fn is_comment(&self, first: u8) -> bool;
     /// The edge on a data line (not blank, not a comment).
     fn parse(&self, line: &[u8]) -> Result<(u32, u32), LoadErrorKind>;
+    /// The edge for a line that is exactly two unsigned integers, when
+    /// they are valid and nothing else is required; `None` sends the line
+    /// to [`LineParser::parse`], which reports what is wrong.
+    fn accept(&self, first: u64, second: u64) -> Option<(u32, u32)>;
+}
+
+/// Digits at `pos` (at most 19, so no overflow): the value and the end.
+#[inline]
+fn digits_at(bytes: &[u8], mut pos: usize) -> Option<(u64, usize)> {
+    let start = pos;
+    let mut value = 0u64;
+    while pos < bytes.len() && bytes[pos].is_ascii_digit() && pos - start < 19 {
+        value = value * 10 + u64::from(bytes[pos] - b'0');
+        pos += 1;
+    }
+    (pos > start).then_some((value, pos))
+}
+
+/// The common line `A B\n` (single separators of spaces or tabs, an
+/// optional `\r`): both numbers and the position after the newline.
+#[inline]
+fn two_numbers(bytes: &[u8], pos: usize) -> Option<(u64, u64, usize)> {
+    let (a, mut pos) = digits_at(bytes, pos)?;
+    if !matches!(bytes.get(pos), Some(b' ' | b'\t')) {
+        return None;
+    }
+    while matches!(bytes.get(pos), Some(b' ' | b'\t')) {
+        pos += 1;
+    }
+    let (b, mut pos) = digits_at(bytes, pos)?;
+    if bytes.get(pos) == Some(&b'\r') {
+        pos += 1;
+    }
+    match bytes.get(pos) {
+        Some(b'\n') => Some((a, b, pos + 1)),
+        None => Some((a, b, pos)),
+        _ => None,
+    }
 }
 
 fn is_blank(b: u8) -> bool {
@@ -65,7 +103,27 @@ pub(crate) fn parse_unsigned(token: &[u8]) -> Result<u64, FieldProblem> {
 }
 
 /// The next token as a non-negative integer, or a field error.
+#[inline]
 pub(crate) fn unsigned_field(rest: &mut &[u8], field: Field) -> Result<u64, LoadErrorKind> {
+    // Fast path: blanks, up to 19 digits (no overflow possible), then a
+    // blank or the end of the line.
+    let s = *rest;
+    let mut i = 0;
+    while i < s.len() && is_blank(s[i]) {
+        i += 1;
+    }
+    let start = i;
+    let mut value = 0u64;
+    while i < s.len() && s[i].is_ascii_digit() && i - start < 19 {
+        value = value * 10 + u64::from(s[i] - b'0');
+        i += 1;
+    }
+    if i > start && (i == s.len() || is_blank(s[i])) {
+        *rest = &s[i..];
+        return Ok(value);
+    }
+    // Anything else: classify the whole token.
+    *rest = &s[start..];
     let token = next_token(rest).ok_or(LoadErrorKind::BadField {
         field,
         problem: FieldProblem::Missing,
@@ -86,13 +144,20 @@ fn parse_chunk<P: LineParser>(
     chunk: &[u8],
     out: &mut Vec<(u32, u32)>,
 ) -> Result<u64, (u64, LoadErrorKind)> {
-    let mut rest = chunk;
+    let mut pos = 0usize;
     let mut line_no = 0u64;
-    while !rest.is_empty() {
-        let end = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
-        let line = &rest[..end];
-        rest = &rest[(end + 1).min(rest.len())..];
+    while pos < chunk.len() {
         line_no += 1;
+        if let Some((a, b, next)) = two_numbers(chunk, pos)
+            && let Some(edge) = parser.accept(a, b)
+        {
+            out.push(edge);
+            pos = next;
+            continue;
+        }
+        let end = memchr::memchr(b'\n', &chunk[pos..]).map_or(chunk.len(), |i| pos + i);
+        let line = &chunk[pos..end];
+        pos = end + 1;
         let Some(&first) = line.iter().find(|&&b| !is_blank(b)) else {
             continue;
         };
@@ -128,6 +193,7 @@ pub(crate) fn parse_block<P: LineParser>(
     block: &[u8],
     line_base: u64,
     edges: &mut Vec<(u32, u32)>,
+    pool: &mut Vec<Vec<(u32, u32)>>,
 ) -> Result<u64, (u64, LoadErrorKind)> {
     let target = (block.len() / (4 * rayon::current_num_threads())).max(64 << 10);
     let mut pieces = Vec::new();
@@ -138,18 +204,23 @@ pub(crate) fn parse_block<P: LineParser>(
         pieces.push(&block[start..end]);
         start = end;
     }
+    // Per-piece output buffers are kept between blocks (see `pool`).
+    if pool.len() < pieces.len() {
+        pool.resize_with(pieces.len(), Vec::new);
+    }
     let parsed: Vec<_> = pieces
         .into_par_iter()
-        .map(|piece| {
-            let mut out = Vec::with_capacity(piece.len() / 8);
-            parse_chunk(parser, piece, &mut out).map(|lines| (out, lines))
+        .zip(pool.par_iter_mut())
+        .map(|(piece, out)| {
+            out.clear();
+            parse_chunk(parser, piece, out)
         })
         .collect();
     let mut lines = 0u64;
-    for result in parsed {
+    for (result, out) in parsed.into_iter().zip(pool.iter()) {
         match result {
-            Ok((out, n)) => {
-                edges.extend_from_slice(&out);
+            Ok(n) => {
+                edges.extend_from_slice(out);
                 lines += n;
             }
             Err((line, kind)) => return Err((line_base + lines + line, kind)),
@@ -190,11 +261,15 @@ pub(crate) fn for_each_block(
     };
     std::thread::scope(|scope| {
         let (send, receive) = sync_channel::<Result<Vec<u8>, LoadError>>(1);
+        // Parsed blocks go back to the reader: reusing their memory saves
+        // the kernel zeroing fresh pages for every block.
+        let (recycle, reuse) = std::sync::mpsc::channel::<Vec<u8>>();
         let consumed = &consumed;
         scope.spawn(move || {
             let mut blocks = LineBlocks::new();
             loop {
-                let next = blocks.next_block(&mut reader);
+                let spare = reuse.try_recv().unwrap_or_default();
+                let next = blocks.next_block(&mut reader, spare);
                 if let Some(report) = progress {
                     report(Progress {
                         bytes_read: consumed.load(Relaxed),
@@ -213,7 +288,10 @@ pub(crate) fn for_each_block(
             }
         });
         for message in receive {
-            consume(&message?)?;
+            let block = message?;
+            consume(&block)?;
+            // The reader may have finished; then the block is simply freed.
+            let _ = recycle.send(block);
         }
         Ok(())
     })
