@@ -171,10 +171,7 @@ where
 }
 
 /// Split `slice` into consecutive pieces of the given lengths.
-fn split_by<'a, T>(
-    mut slice: &'a mut [T],
-    lengths: impl Iterator<Item = usize>,
-) -> Vec<&'a mut [T]> {
+fn split_by<T>(mut slice: &mut [T], lengths: impl Iterator<Item = usize>) -> Vec<&mut [T]> {
     let mut pieces = Vec::new();
     for len in lengths {
         let (head, tail) = slice.split_at_mut(len);

@@ -220,9 +220,9 @@ mod tests {
         let mut ones = [[0u32; 9]; 2];
         for i in 0..samples {
             let (u, v) = edges.unlabelled_edge(i);
-            for l in 0..9 {
-                ones[0][l] += ((u >> l) & 1) as u32;
-                ones[1][l] += ((v >> l) & 1) as u32;
+            for (l, (row, column)) in ones[0].iter_mut().zip(ones[1].iter_mut()).enumerate() {
+                *row += ((u >> l) & 1) as u32;
+                *column += ((v >> l) & 1) as u32;
             }
         }
         for side in ones {
