@@ -220,7 +220,8 @@ mod tests {
         let mut ones = [[0u32; 9]; 2];
         for i in 0..samples {
             let (u, v) = edges.unlabelled_edge(i);
-            for (l, (row, column)) in ones[0].iter_mut().zip(ones[1].iter_mut()).enumerate() {
+            let [rows, columns] = &mut ones;
+            for (l, (row, column)) in rows.iter_mut().zip(columns.iter_mut()).enumerate() {
                 *row += ((u >> l) & 1) as u32;
                 *column += ((v >> l) & 1) as u32;
             }
