@@ -32,8 +32,7 @@ fn level_slots(kind: u32, count: u32, n: u32) -> u32 {
 
 // Decide whether level C_CHAIN_INDEX runs, size its dispatch, open its record
 // and zero its counters.
-@compute @workgroup_size(1)
-fn level_begin() {
+fn open_level() {
     let k = ctl(C_CHAIN_INDEX);
     let count = ctl(C_CUR_COUNT);
     var stopped = ctl(C_STOPPED);
@@ -58,8 +57,7 @@ fn level_begin() {
 }
 
 // Close the record of level C_CHAIN_INDEX; its discoveries become the frontier.
-@compute @workgroup_size(1)
-fn level_end() {
+fn close_level() {
     let k = ctl(C_CHAIN_INDEX);
     if ctl(C_STOPPED) == 0u {
         let base = ctl(C_RECORD_BASE) + 4u * k;
@@ -73,6 +71,25 @@ fn level_end() {
         atomicStore(&control[C_LEVEL], ctl(C_LEVEL) + 1u);
     }
     atomicStore(&control[C_CHAIN_INDEX], k + 1u);
+}
+
+// Before the first level of a command.
+@compute @workgroup_size(1)
+fn level_begin() {
+    open_level();
+}
+
+// Between two levels of a chain: one dispatch closes one and opens the next.
+@compute @workgroup_size(1)
+fn level_advance() {
+    close_level();
+    open_level();
+}
+
+// After the last level of a command.
+@compute @workgroup_size(1)
+fn level_end() {
+    close_level();
 }
 
 @compute @workgroup_size(1)

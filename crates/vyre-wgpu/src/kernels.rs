@@ -31,6 +31,7 @@ pub(crate) const STORAGE_BINDINGS: u32 = 9 + 2 * EDGE_SEGMENT_BINDINGS + 1;
 #[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
 pub(crate) enum Kernel {
     LevelBegin,
+    LevelAdvance,
     LevelEnd,
     Noop,
     ResetState,
@@ -76,7 +77,9 @@ impl Module {
 impl Kernel {
     fn module(self) -> Module {
         match self {
-            Self::LevelBegin | Self::LevelEnd | Self::Noop => Module::Bookkeeping,
+            Self::LevelBegin | Self::LevelAdvance | Self::LevelEnd | Self::Noop => {
+                Module::Bookkeeping
+            }
             Self::ResetState | Self::SeedSources => Module::SearchStart,
             Self::QueueToBitmap | Self::BitmapToQueue => Module::Convert,
             Self::WarpSparse => Module::WarpSparse,
@@ -90,6 +93,7 @@ impl Kernel {
     fn entry_point(self) -> &'static str {
         match self {
             Self::LevelBegin => "level_begin",
+            Self::LevelAdvance => "level_advance",
             Self::LevelEnd => "level_end",
             Self::Noop => "noop",
             Self::ResetState => "reset_state",
@@ -108,12 +112,15 @@ impl Kernel {
     /// Whether the kernel binds the level history (group 1). Level kernels do
     /// not: the history holds their indirect arguments.
     fn uses_history(self) -> bool {
-        matches!(self, Self::LevelBegin | Self::LevelEnd)
+        matches!(self, Self::LevelBegin | Self::LevelAdvance | Self::LevelEnd)
     }
 
     /// Whether the kernel has a fixed width of one invocation.
     pub(crate) fn single_invocation(self) -> bool {
-        matches!(self, Self::LevelBegin | Self::LevelEnd | Self::Noop)
+        matches!(
+            self,
+            Self::LevelBegin | Self::LevelAdvance | Self::LevelEnd | Self::Noop
+        )
     }
 
     /// The level kernel of a topology (`None` for `FusedWave`).

@@ -64,8 +64,18 @@ fn no_adapter(detail: &str) -> BackendError {
 }
 
 fn pick_adapter(request: &WgpuOpenRequest) -> Result<wgpu::Adapter, BackendError> {
-    let instance =
-        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let mut descriptor = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+    // wgpu checks every indirect dispatch with an extra dispatch of its own.
+    // vyre's device-sized dispatches are capped at the per-dimension limit by
+    // construction (level_begin), so the check only costs time. DX12 needs it
+    // for `num_workgroups`, so it stays on Windows; WGPU_VALIDATION_INDIRECT_CALL
+    // still decides when set.
+    if !cfg!(windows) && std::env::var_os("WGPU_VALIDATION_INDIRECT_CALL").is_none() {
+        descriptor
+            .flags
+            .remove(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL);
+    }
+    let instance = wgpu::Instance::new(descriptor);
     let adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
     let filter = request
         .adapter_name_contains

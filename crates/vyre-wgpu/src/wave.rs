@@ -152,6 +152,7 @@ pub(crate) fn run(
         _ => None,
     };
     let begin = kernels.pipeline(device, Kernel::LevelBegin, 1);
+    let advance = kernels.pipeline(device, Kernel::LevelAdvance, 1);
     let end = kernels.pipeline(device, Kernel::LevelEnd, 1);
     let main = kernels.pipeline(device, level_kernel, width);
     let convert = conversion.map(|k| kernels.pipeline(device, k, width));
@@ -195,9 +196,11 @@ pub(crate) fn run(
             pass.set_pipeline(pipeline);
             pass.dispatch_workgroups(groups_for(slots, width, caps), 1, 1);
         }
-        pass.set_pipeline(&begin);
-        pass.set_bind_group(1, &resident.history_group, &[]);
-        pass.dispatch_workgroups(1, 1, 1);
+        if k == 0 {
+            pass.set_pipeline(&begin);
+            pass.set_bind_group(1, &resident.history_group, &[]);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
         let level_pipelines = clear_next.iter().chain(std::iter::once(&main));
         for pipeline in level_pipelines {
             pass.set_pipeline(pipeline);
@@ -208,7 +211,7 @@ pub(crate) fn run(
                 pass.dispatch_workgroups_indirect(&resident.history, 0);
             }
         }
-        pass.set_pipeline(&end);
+        pass.set_pipeline(if k + 1 == levels { &end } else { &advance });
         pass.set_bind_group(1, &resident.history_group, &[]);
         pass.dispatch_workgroups(1, 1, 1);
     }
