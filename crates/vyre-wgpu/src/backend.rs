@@ -166,7 +166,7 @@ impl Backend for WgpuBackend {
             drop(resident);
             return Err(from_wgpu(&error, "uploading the graph"));
         }
-        self.resident = Some(resident);
+        self.resident = Some(resident?);
         let started = self.record_start(0, false);
         let waited = wait_idle(&self.device, "uploading the graph");
         let checked = self.errors.check("uploading the graph");

@@ -25,6 +25,7 @@ mod memory_budget;
 mod open;
 mod readback;
 mod resident;
+mod upload;
 mod wave;
 
 pub use backend::WgpuBackend;

@@ -8,6 +8,7 @@ use vyre_graph::{Csr, Graph};
 
 use crate::control::{C_VERTEX_COUNT, graph_words};
 use crate::kernels::{EDGE_SEGMENT_BINDINGS, FIRST_SEGMENT_BINDING, Kernels};
+use crate::upload::Uploader;
 
 /// Most timestamp queries one wgpu query set may hold.
 const MAX_QUERIES: u32 = 4096;
@@ -135,14 +136,6 @@ pub(crate) fn check_layout(
     Ok(())
 }
 
-fn offsets_u32(csr: &Csr) -> Vec<u32> {
-    // check_layout guarantees every offset fits u32.
-    csr.offsets()
-        .iter()
-        .map(|&o| u32::try_from(o).unwrap_or(u32::MAX))
-        .collect()
-}
-
 /// One direction (out or in) of the graph on the device.
 struct Direction {
     offsets: wgpu::Buffer,
@@ -151,32 +144,30 @@ struct Direction {
 
 fn upload_direction(
     alloc: &mut Allocator<'_>,
-    queue: &wgpu::Queue,
+    uploader: &mut Uploader<'_>,
     csr: &Csr,
     layout: &DeviceLayout,
     segments: &EdgeSegments,
     name: &str,
-) -> Direction {
+) -> Result<Direction, BackendError> {
     let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
     let offsets = alloc.buffer(name, layout.offsets_bytes(), storage);
-    queue.write_buffer(&offsets, 0, bytemuck::cast_slice(&offsets_u32(csr)));
+    // check_layout guarantees every offset fits u32.
+    uploader.write_narrowed(&offsets, csr.offsets())?;
     let targets = csr.targets();
     let per = usize::try_from(segments.edges_per_segment).unwrap_or(usize::MAX);
-    let buffers = (0..segments.segment_count)
-        .map(|i| {
-            let buffer = alloc.buffer(name, segments.bytes_of(i), storage);
-            let start = (i as usize).saturating_mul(per).min(targets.len());
-            let end = start.saturating_add(per).min(targets.len());
-            if end > start {
-                queue.write_buffer(&buffer, 0, bytemuck::cast_slice(&targets[start..end]));
-            }
-            buffer
-        })
-        .collect();
-    Direction {
+    let mut buffers = Vec::with_capacity(segments.segment_count as usize);
+    for i in 0..segments.segment_count {
+        let buffer = alloc.buffer(name, segments.bytes_of(i), storage);
+        let start = (i as usize).saturating_mul(per).min(targets.len());
+        let end = start.saturating_add(per).min(targets.len());
+        uploader.write(&buffer, &targets[start..end])?;
+        buffers.push(buffer);
+    }
+    Ok(Direction {
         offsets,
         segments: buffers,
-    }
+    })
 }
 
 /// Allocate and fill every buffer of `layout` (validated by [`check_layout`]).
@@ -187,27 +178,32 @@ pub(crate) fn allocate(
     graph: &Graph,
     layout: &DeviceLayout,
     timestamps: bool,
-) -> Resident {
+) -> Result<Resident, BackendError> {
     use wgpu::BufferUsages as U;
     let mut alloc = Allocator { device, bytes: 0 };
+    let mut uploader = Uploader::new(device, queue);
     let out = upload_direction(
         &mut alloc,
-        queue,
+        &mut uploader,
         graph.out_edges(),
         layout,
         &layout.out_edges,
         "vyre out-edges",
-    );
-    let reverse = layout.in_edges.as_ref().map(|segments| {
-        upload_direction(
-            &mut alloc,
-            queue,
-            graph.in_edges(),
-            layout,
-            segments,
-            "vyre in-edges",
-        )
-    });
+    )?;
+    let reverse = layout
+        .in_edges
+        .as_ref()
+        .map(|segments| {
+            upload_direction(
+                &mut alloc,
+                &mut uploader,
+                graph.in_edges(),
+                layout,
+                segments,
+                "vyre in-edges",
+            )
+        })
+        .transpose()?;
     let vertex_bytes = layout.vertex_array_bytes();
     let state = U::STORAGE | U::COPY_SRC | U::COPY_DST;
     let control = alloc.buffer("vyre control", layout.control_bytes(), state);
@@ -295,7 +291,7 @@ pub(crate) fn allocate(
         graph_buffers.push(r.offsets.clone());
         graph_buffers.extend(r.segments.iter().cloned());
     }
-    Resident {
+    Ok(Resident {
         layout: *layout,
         control,
         depth,
@@ -312,7 +308,7 @@ pub(crate) fn allocate(
         form: FrontierForm::Queue,
         searching: false,
         _graph_buffers: graph_buffers,
-    }
+    })
 }
 
 fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
