@@ -9,6 +9,7 @@
 const SCAN_ALONE: u32 = 256u;
 
 var<workgroup> b_next: array<atomic<u32>, WG>;  // next-frontier words of the tile
+var<workgroup> b_mask: array<atomic<u32>, WG>;  // unvisited vertices of each tile word
 var<workgroup> b_scan: array<u32, WG>;          // inclusive prefix of unvisited counts
 var<workgroup> b_stage: array<u32, WG>;         // staged unvisited vertices of one round
 var<workgroup> b_heavy: array<u32, WG>;
@@ -40,17 +41,20 @@ fn block_dense(
     for (var t = group_index(wid, nwg); t < tiles; t += group_total(nwg)) {
         let first_word = t * WG;
         let w = first_word + lid;
-        // This invocation's word: which of its vertices are unvisited.
-        var unvisited = 0u;
-        if w < words {
-            for (var b = 0u; b < 32u; b += 1u) {
-                let v = w * 32u + b;
-                if v < n && atomicLoad(&depth[v]) == UNREACHED {
-                    unvisited |= 1u << b;
-                }
+        // Which vertices of the tile are unvisited: consecutive invocations
+        // read consecutive depths (coalesced), 32 rounds per tile.
+        atomicStore(&b_mask[lid], 0u);
+        atomicStore(&b_next[lid], 0u);
+        workgroupBarrier();
+        let tile_first_vertex = first_word * 32u;
+        for (var r = 0u; r < 32u; r += 1u) {
+            let v = tile_first_vertex + r * WG + lid;
+            if v < n && atomicLoad(&depth[v]) == UNREACHED {
+                atomicOr(&b_mask[(v >> 5u) - first_word], 1u << (v & 31u));
             }
         }
-        atomicStore(&b_next[lid], 0u);
+        workgroupBarrier();
+        let unvisited = atomicLoad(&b_mask[lid]);
         b_scan[lid] = countOneBits(unvisited);
         workgroupBarrier();
         for (var offset = 1u; offset < WG; offset <<= 1u) {

@@ -12,9 +12,9 @@ use crate::memory_budget::memory_budget;
 /// Empty round trips timed at open; the median is the launch overhead.
 const CALIBRATION_ROUNDS: usize = 15;
 
-/// Workgroup memory the hungriest kernel (Sparse: three arrays of WG words
-/// and an append list of 2 * WG) needs per invocation,
-/// plus its fixed part, in bytes.
+/// Workgroup memory the hungriest kernels need per invocation (Sparse: three
+/// arrays of WG words and an append list of 2 * WG; BlockDense: five arrays
+/// of WG words), plus their fixed part, in bytes.
 const WORKGROUP_BYTES_PER_LANE: u32 = 20;
 const WORKGROUP_BYTES_FIXED: u32 = 64;
 
