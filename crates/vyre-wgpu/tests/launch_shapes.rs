@@ -1,0 +1,122 @@
+//! Every topology at every workgroup width the engine may pick, with grids
+//! that cover every slot, grids of one workgroup (the kernels stride), and
+//! grids spread over y and z.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::{Search, TOPOLOGIES, check, open, random_directed, random_undirected, upload};
+use vyre_driver::backend::{Backend, FrontierForm, LaunchShape, WaveCommand, slots_for};
+use vyre_driver::megakernel_execution::MegakernelExecutionTopology as T;
+use vyre_graph::Graph;
+use vyre_wgpu::WgpuBackend;
+
+#[derive(Clone, Copy, Debug)]
+enum Grid {
+    /// One lane per slot.
+    Cover,
+    /// A single workgroup.
+    One,
+    /// Three workgroups as [1, 1, 3] (linearised over z).
+    Tall,
+}
+
+fn shaped_search(
+    backend: &mut WgpuBackend,
+    graph: &Graph,
+    sources: &[u32],
+    topology: T,
+    width: u32,
+    grid: Grid,
+    chain: u32,
+) -> Search {
+    let n = graph.vertex_count();
+    backend.begin_search(sources).expect("search starts");
+    let (mut form, mut level, mut len) = (FrontierForm::Queue, 0u32, sources.len() as u32);
+    let mut levels = Vec::new();
+    let mut commands = 0;
+    while len > 0 {
+        let slots = slots_for(topology, len, n).max(1);
+        let dispatch_grid = match grid {
+            Grid::Cover => [slots.div_ceil(width).min(65_535), 1, 1],
+            Grid::One => [1, 1, 1],
+            Grid::Tall => [1, 1, 3],
+        };
+        let command = WaveCommand {
+            topology,
+            frontier: form,
+            level,
+            frontier_len: len,
+            max_levels: chain,
+            launch: LaunchShape {
+                workgroup_size_x: width,
+                dispatch_grid,
+                slots_per_lane: 1,
+                max_workgroups: match grid {
+                    Grid::Cover => 65_535,
+                    Grid::One => 1,
+                    Grid::Tall => 3,
+                },
+            },
+            band_max_frontier_edges: u64::MAX,
+        };
+        let report = backend.run_wave(&command).expect("wave runs");
+        commands += 1;
+        for record in &report.levels {
+            levels.push((
+                record.level,
+                record.frontier_in,
+                record.frontier_out,
+                record.frontier_out_edges,
+                record.edges_examined,
+            ));
+            level += 1;
+            len = record.frontier_out;
+        }
+        form = report.frontier.expect("form");
+    }
+    let mut depths = vec![0; n as usize];
+    let mut parents = vec![0; n as usize];
+    backend.read_depths(&mut depths).expect("depths");
+    backend.read_parents(&mut parents).expect("parents");
+    Search {
+        depths,
+        parents,
+        levels,
+        commands,
+    }
+}
+
+#[test]
+fn every_width_and_grid_shape_gives_the_reference_depths() {
+    let Some(mut backend) = open() else { return };
+    let max_width = backend.capabilities().max_workgroup_size_x;
+    let shapes = [
+        (
+            "random undirected",
+            random_undirected(1200, 3000, 31),
+            vec![0u32, 600],
+        ),
+        ("random directed", random_directed(900, 3600, 37), vec![1]),
+    ];
+    for (name, graph, sources) in shapes {
+        let graph = Arc::new(graph);
+        upload(&mut backend, &graph, 4);
+        for width in [1, 8, 32, 64, max_width] {
+            for grid in [Grid::Cover, Grid::One, Grid::Tall] {
+                for topology in TOPOLOGIES {
+                    let chain = if matches!(grid, Grid::Tall) { 4 } else { 1 };
+                    let result =
+                        shaped_search(&mut backend, &graph, &sources, topology, width, grid, chain);
+                    check(
+                        &graph,
+                        &sources,
+                        &result,
+                        &format!("{name} / {topology:?} / width {width} / {grid:?}"),
+                    );
+                }
+            }
+        }
+    }
+}
