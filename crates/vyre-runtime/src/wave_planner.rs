@@ -15,7 +15,10 @@ use vyre_driver::megakernel_execution::{
 /// an error there is returned; select; plan the selected topology; downgrade
 /// to sparse when it is over budget), except that from the second wave on
 /// the topology comes from `select_megakernel_topology_stable` with the
-/// previous wave's final topology. The first wave (or the first after
+/// previous wave's final topology — unless the plain selector picks
+/// `FusedWave`, which is taken directly (hysteresis between per-wave
+/// topologies must not keep a launch-bound search from fusing; once fused,
+/// the stable selector's own `FusedWave` arm holds it). The first wave (or the first after
 /// [`StableWavePlanner::reset`]) uses the plain selector, so it answers
 /// exactly what `plan_megakernel_execution` answers.
 #[derive(Debug, Default)]
@@ -68,9 +71,23 @@ impl MegakernelExecutionPlanner for StableWavePlanner {
     ) -> Result<MegakernelExecutionPlan, MegakernelMemoryError> {
         let memory = &mut self.memory;
         memory.rekey(MemoryKey::of(&request));
-        let planned = plan_megakernel_execution_with(&request, self.previous, |topology| {
+        let plain = plan_megakernel_execution_with(&request, None, |topology| {
             memory.plan(&request, topology)
         })?;
+        // The stable selector holds a per-wave topology while the density
+        // stays in its band, even when launch and readback pressure say fuse.
+        // Fusion is another axis (how many levels one launch runs), so the
+        // plain selector's FusedWave is taken as is; the stable selector's
+        // FusedWave arm then holds it at its lower thresholds.
+        let planned = if self.previous.is_none()
+            || plain.plan.topology == MegakernelExecutionTopology::FusedWave
+        {
+            plain
+        } else {
+            plan_megakernel_execution_with(&request, self.previous, |topology| {
+                memory.plan(&request, topology)
+            })?
+        };
         self.previous = Some(planned.plan.topology);
         self.last_decision = Some(planned.decision);
         Ok(planned.plan)

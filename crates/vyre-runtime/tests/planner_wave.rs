@@ -79,23 +79,24 @@ fn memory_plans_are_cached_from_the_second_wave() {
         planner.memory_cache_stats(),
         MemoryPlanCacheStats { hits: 0, misses: 2 }
     );
+    // A later wave plans twice (plain, then stable), all from the cache.
     run(&mut planner, wave(0.35, 0.0));
     assert_eq!(
         planner.memory_cache_stats(),
-        MemoryPlanCacheStats { hits: 2, misses: 2 }
+        MemoryPlanCacheStats { hits: 4, misses: 2 }
     );
-    // Dense is new to the cache; sparse is not.
+    // Dense is new to the cache once; sparse is not.
     run(&mut planner, wave(0.80, 0.0));
     assert_eq!(
         planner.memory_cache_stats(),
-        MemoryPlanCacheStats { hits: 3, misses: 3 }
+        MemoryPlanCacheStats { hits: 7, misses: 3 }
     );
     // A new search keeps the plans: same bytes, same answers.
     planner.reset();
     run(&mut planner, wave(0.35, 0.0));
     assert_eq!(
         planner.memory_cache_stats(),
-        MemoryPlanCacheStats { hits: 5, misses: 3 }
+        MemoryPlanCacheStats { hits: 9, misses: 3 }
     );
     // Other byte inputs are another key.
     let mut other = wave(0.35, 0.0);
@@ -244,7 +245,15 @@ proptest! {
             r.sample.frontier_density = frontier_density;
             r.sample.readback_bytes = readback_bytes;
             r.fusion_pressure = fusion_pressure;
-            let expected = plan_megakernel_execution_with(&r, previous, |t| r.plan_memory(t));
+            // The plain selector's FusedWave is taken as is; otherwise the
+            // stable selector decides from the previous topology.
+            let plain = plan_megakernel_execution_with(&r, None, |t| r.plan_memory(t));
+            let fused = matches!(&plain, Ok(p) if p.plan.topology == T::FusedWave);
+            let expected = if fused || previous.is_none() {
+                plain
+            } else {
+                plan_megakernel_execution_with(&r, previous, |t| r.plan_memory(t))
+            };
             let ours = planner.plan_execution(r);
             prop_assert_eq!(ours.clone(), expected.clone().map(|p| p.plan));
             if let Ok(planned) = expected {
@@ -256,4 +265,18 @@ proptest! {
         // One byte layout: each topology's memory is planned at most once.
         prop_assert!(planner.memory_cache_stats().misses <= 6);
     }
+}
+
+#[test]
+fn a_launch_bound_wave_fuses_even_after_a_sparse_one() {
+    let mut planner = StableWavePlanner::new();
+    // Sparse density, no fusion pressure: sparse.
+    assert_eq!(run(&mut planner, wave(0.05, 0.0)), T::SparseFrontier);
+    // Same density, launch-bound: the stable selector alone would hold
+    // sparse; the planner fuses.
+    assert_eq!(run(&mut planner, wave(0.05, 0.9)), T::FusedWave);
+    // Pressure between the hysteresis floor and the threshold: held.
+    assert_eq!(run(&mut planner, wave(0.05, 0.65)), T::FusedWave);
+    // Below the floor: back to a per-wave topology.
+    assert_eq!(run(&mut planner, wave(0.05, 0.5)), T::SparseFrontier);
 }
