@@ -177,6 +177,8 @@ impl Backend for WgpuBackend {
         Ok(())
     }
 
+    /// Every buffer of the layout, exactly; the timestamp query set (two
+    /// 8-byte queries per level, not a buffer) is not counted.
     fn allocated_bytes(&self) -> u64 {
         self.resident.as_ref().map_or(0, |r| r.allocated)
     }
