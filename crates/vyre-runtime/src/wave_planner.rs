@@ -73,16 +73,18 @@ impl MegakernelExecutionPlanner for StableWavePlanner {
         memory.rekey(MemoryKey::of(&request));
         let plain = plan_megakernel_execution_with(&request, None, |topology| {
             memory.plan(&request, topology)
-        })?;
+        });
         // The stable selector holds a per-wave topology while the density
         // stays in its band, even when launch and readback pressure say fuse.
         // Fusion is another axis (how many levels one launch runs), so the
         // plain selector's FusedWave is taken as is; the stable selector's
         // FusedWave arm then holds it at its lower thresholds.
-        let planned = if self.previous.is_none()
-            || plain.plan.topology == MegakernelExecutionTopology::FusedWave
-        {
-            plain
+        let fuse = matches!(
+            &plain,
+            Ok(p) if p.plan.topology == MegakernelExecutionTopology::FusedWave
+        );
+        let planned = if self.previous.is_none() || fuse {
+            plain?
         } else {
             plan_megakernel_execution_with(&request, self.previous, |topology| {
                 memory.plan(&request, topology)
