@@ -175,16 +175,26 @@ __device__ __forceinline__ u64 out_degree(const VyreArgs& a, u32 v) {
 
 // Top-down discovery of `v` from `from`: claim depth[v] (UNREACHED ->
 // next_depth); the winner writes the parent and counts v's out-degree.
-// PRECHECK first reads depth[v] and skips the atomic for visited vertices
-// (fewer atomics on dense levels, one more round trip on sparse ones). A
-// stale read can only show UNREACHED, and the CAS decides then.
+// PRECHECK (bandwidth-bound per-wave levels) first reads depth[v] and skips
+// the atomic for visited vertices; a stale read can only show UNREACHED, and
+// the CAS decides then. Without it (the latency-bound fused kernel) v's row
+// offsets are loaded alongside the CAS instead of after it, one memory round
+// trip less per level.
 template <bool PRECHECK>
 __device__ __forceinline__ bool discover(const VyreArgs& a, u32 v, u32 from, u32 next_depth,
                                          u64& out_edges) {
-    if (PRECHECK && a.depth[v] != VYRE_UNREACHED) return false;
+    if (PRECHECK) {
+        if (a.depth[v] != VYRE_UNREACHED) return false;
+        if (atomicCAS(&a.depth[v], VYRE_UNREACHED, next_depth) != VYRE_UNREACHED) return false;
+        a.parent[v] = from;
+        out_edges += out_degree(a, v);
+        return true;
+    }
+    const u64 first = a.out_offsets[v];
+    const u64 last = a.out_offsets[v + 1];
     if (atomicCAS(&a.depth[v], VYRE_UNREACHED, next_depth) != VYRE_UNREACHED) return false;
     a.parent[v] = from;
-    out_edges += out_degree(a, v);
+    out_edges += last - first;
     return true;
 }
 

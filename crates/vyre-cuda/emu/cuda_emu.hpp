@@ -187,19 +187,40 @@ struct EmuDevice {
     }
 };
 
-// Run kernel(args) on a grid of `blocks` x `width` threads. All blocks run
-// at once (each in its own process), so cooperative launches are modelled
-// too. Returns false if a block failed or the launch timed out (a hang).
+template <class Args>
+inline bool emu_launch_slice(void (*kernel)(Args), u32 first, u32 count, u32 blocks, u32 width,
+                             const Args& args, unsigned timeout_s);
+
+// Run kernel(args) on a grid of `blocks` x `width` threads, each block in
+// its own process, at most `concurrent` at a time (0: all at once, which a
+// cooperative launch needs). Returns false if a block failed or the launch
+// timed out (a hang).
 template <class Args>
 inline bool emu_launch(void (*kernel)(Args), u32 blocks, u32 width, const Args& args,
-                       unsigned timeout_s = 30) {
+                       u32 concurrent = 0, unsigned timeout_s = 30) {
     if (width == 0 || width % 32 != 0 || width > 1024) emu_fail("bad block width");
     std::fflush(stdout);
     std::fflush(stderr);
     gridDim = EmuDim3{blocks, 1, 1};
     blockDim = EmuDim3{width, 1, 1};
+    if (concurrent != 0 && concurrent < blocks) {
+        // Run the grid in slices; each slice is a launch of its own blocks.
+        for (u32 first = 0; first < blocks; first += concurrent) {
+            const u32 count = blocks - first < concurrent ? blocks - first : concurrent;
+            if (!emu_launch_slice(kernel, first, count, blocks, width, args, timeout_s)) return false;
+        }
+        return true;
+    }
+    return emu_launch_slice(kernel, 0, blocks, blocks, width, args, timeout_s);
+}
+
+template <class Args>
+inline bool emu_launch_slice(void (*kernel)(Args), u32 first, u32 count, u32 blocks, u32 width,
+                             const Args& args, unsigned timeout_s) {
+    gridDim = EmuDim3{blocks, 1, 1};
+    blockDim = EmuDim3{width, 1, 1};
     std::vector<pid_t> children;
-    for (u32 b = 0; b < blocks; ++b) {
+    for (u32 b = first; b < first + count; ++b) {
         const pid_t pid = fork();
         if (pid < 0) {
             std::perror("fork");

@@ -167,6 +167,8 @@ impl Backend for CudaBackend {
             fused_width: self.device.caps.resident_workgroup_size,
             resident_workgroups: self.device.caps.resident_workgroups,
             history_levels: graph.layout.max_levels_per_command,
+            resident_threads: self.device.resident_threads,
+            vertex_count: graph.layout.vertex_count,
         };
         let plan = plan_command(command, &limits, &state)?;
         let epoch = self.next_epoch();

@@ -1,7 +1,7 @@
 //! Checking a [`WaveCommand`] against the device and the search in progress,
 //! and turning it into launches. Pure: no device is touched here.
 
-use vyre_driver::backend::{BackendError, FrontierForm, WaveCommand, frontier_form_of};
+use vyre_driver::backend::{BackendError, FrontierForm, WaveCommand, frontier_form_of, slots_for};
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology as Topology;
 
 /// The device limits a command is checked against.
@@ -18,6 +18,11 @@ pub(crate) struct DeviceLimits {
     pub resident_workgroups: u32,
     /// Levels the history buffer holds.
     pub history_levels: u32,
+    /// Threads the device keeps resident at once (SMs x threads per SM):
+    /// later levels of a chain launch at most enough blocks to fill it.
+    pub resident_threads: u32,
+    /// Vertices of the uploaded graph.
+    pub vertex_count: u32,
 }
 
 /// Where the search stands, as the backend tracked it.
@@ -80,8 +85,11 @@ pub(crate) struct CommandPlan {
     pub width: u32,
     /// Blocks of the first (or only, or fused) launch.
     pub first_blocks: u32,
-    /// Blocks of every later level of a chain (they size themselves on the
-    /// device and leave the surplus idle).
+    /// Blocks of every later level of a chain. Their frontier is only known
+    /// on the device, so they launch enough blocks to fill the device (never
+    /// more than the largest level could use, nor than max_workgroups); the
+    /// kernels size themselves from the device's frontier length, stride
+    /// over what the grid does not cover, and leave surplus blocks idle.
     pub later_blocks: u32,
     /// Levels to enqueue (per-wave) or to allow (fused).
     pub levels: u32,
@@ -138,10 +146,9 @@ pub(crate) fn plan_command(
     }
     let blocks = launch.workgroups();
     let max_grid = u64::from(limits.max_grid);
-    if blocks > max_grid || u64::from(launch.max_workgroups) > max_grid {
+    if blocks > max_grid {
         return Err(BackendError::new(format!(
-            "the launch asks for {blocks} workgroups (at most {} for later levels) but {device} launches at most {max_grid}. Fix: cap the grid at capabilities().max_compute_workgroups_per_dimension; the kernels stride over the rest.",
-            launch.max_workgroups
+            "the launch asks for {blocks} workgroups but {device} launches at most {max_grid}. Fix: cap the grid at capabilities().max_compute_workgroups_per_dimension; the kernels stride over the rest."
         )));
     }
     if fused && blocks > u64::from(limits.resident_workgroups) {
@@ -158,16 +165,21 @@ pub(crate) fn plan_command(
         )));
     }
     let first_blocks = u32::try_from(blocks).unwrap_or(u32::MAX);
+    let width = launch.workgroup_size_x.div_ceil(32) * 32;
+    let largest_level =
+        slots_for(command.topology, limits.vertex_count, limits.vertex_count).div_ceil(width);
+    let fill = (limits.resident_threads / width).max(1);
+    let cap = if launch.max_workgroups == 0 {
+        first_blocks
+    } else {
+        launch.max_workgroups
+    };
     let want = frontier_form_of(command.topology);
     Ok(CommandPlan {
         convert_to: (want != state.form).then_some(want),
-        width: launch.workgroup_size_x.div_ceil(32) * 32,
+        width,
         first_blocks,
-        later_blocks: if launch.max_workgroups == 0 {
-            first_blocks
-        } else {
-            launch.max_workgroups
-        },
+        later_blocks: largest_level.min(fill).min(cap).min(limits.max_grid).max(1),
         levels,
     })
 }
@@ -185,6 +197,8 @@ mod tests {
             fused_width: 256,
             resident_workgroups: 64,
             history_levels: 16,
+            resident_threads: 4 * 2048,
+            vertex_count: 100_000,
         }
     }
 
@@ -232,7 +246,8 @@ mod tests {
                 first_blocks: 4,
                 later_blocks: 4,
                 levels: 1
-            }
+            },
+            "later levels reuse the first grid when max_workgroups is 0"
         );
     }
 
@@ -247,8 +262,32 @@ mod tests {
         assert_eq!(plan.convert_to, Some(FrontierForm::Bitmap));
         assert_eq!(plan.width, 64);
         assert_eq!(plan.first_blocks, 6);
-        assert_eq!(plan.later_blocks, 9);
+        assert_eq!(plan.later_blocks, 9, "capped by max_workgroups");
         assert_eq!(plan.levels, 1, "max_levels 0 runs one level");
+    }
+
+    #[test]
+    fn later_chain_levels_fill_the_device_but_no_more_than_a_level_can_use() {
+        let l = limits();
+        let mut c = command(Topology::WarpSparseFrontier);
+        c.max_levels = 8;
+        c.launch.max_workgroups = u32::MAX;
+        // 4 SMs x 2048 threads at width 256: 32 blocks fill the device.
+        assert_eq!(plan_command(&c, &l, &state()).unwrap().later_blocks, 32);
+        // A graph of 100 vertices never needs more than ceil(100*32/256).
+        let small = DeviceLimits {
+            vertex_count: 100,
+            ..limits()
+        };
+        assert_eq!(plan_command(&c, &small, &state()).unwrap().later_blocks, 13);
+        let empty = DeviceLimits {
+            vertex_count: 0,
+            ..limits()
+        };
+        assert_eq!(plan_command(&c, &empty, &state()).unwrap().later_blocks, 1);
+        // Without a cap the first level's grid is reused.
+        c.launch.max_workgroups = 0;
+        assert_eq!(plan_command(&c, &l, &state()).unwrap().later_blocks, 4);
     }
 
     #[test]
@@ -264,9 +303,6 @@ mod tests {
         refused(&c, &l, "1 to 1024");
         let mut c = command(Topology::SparseFrontier);
         c.launch.dispatch_grid = [1001, 1, 1];
-        refused(&c, &l, "at most 1000");
-        c.launch.dispatch_grid = [1, 1, 1];
-        c.launch.max_workgroups = 5000;
         refused(&c, &l, "at most 1000");
         let mut c = command(Topology::SparseFrontier);
         c.max_levels = 17;

@@ -57,6 +57,8 @@ pub(crate) struct Device {
     pub ptx_origin: PtxOrigin,
     pub sm_count: u32,
     pub max_grid_x: u32,
+    /// Threads resident at once over the whole device.
+    pub resident_threads: u32,
 }
 
 pub(crate) fn open_device(request: &CudaOpenRequest) -> Result<Device, BackendError> {
@@ -94,6 +96,7 @@ pub(crate) fn open_device(request: &CudaOpenRequest) -> Result<Device, BackendEr
     let max_threads = attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?.min(MAX_WIDTH);
     let max_grid_x = attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?;
     let warp = attr(Attr::CU_DEVICE_ATTRIBUTE_WARP_SIZE)?;
+    let threads_per_sm = attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)?;
     let per_sm = if cooperative {
         kernels
             .fused
@@ -150,6 +153,7 @@ pub(crate) fn open_device(request: &CudaOpenRequest) -> Result<Device, BackendEr
         ptx_origin,
         sm_count,
         max_grid_x,
+        resident_threads: sm_count.saturating_mul(threads_per_sm),
     })
 }
 

@@ -35,7 +35,7 @@ fn a_new_upload_replaces_the_old_one() {
     let Some(mut gpu) = open_gpu("replace") else {
         return;
     };
-    let big = Arc::new(grid_2d(500, 500).expect("grid"));
+    let big = Arc::new(grid_2d(common::size(500, 60), common::size(500, 60)).expect("grid"));
     let small = Arc::new(chain(10).expect("chain"));
     upload(&mut gpu.backend, &big);
     let layout = upload(&mut gpu.backend, &small);

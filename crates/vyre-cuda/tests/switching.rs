@@ -54,7 +54,12 @@ fn chains_of_per_wave_levels_match_the_reference() {
         upload(&mut gpu.backend, &case.graph);
         let sources = &case.sources[0];
         for (i, &topology) in PER_WAVE.iter().enumerate() {
-            for (max_levels, band) in [(2, u64::MAX), (7, u64::MAX), (64, 200), (1000, u64::MAX)] {
+            for (max_levels, band) in [
+                (2, u64::MAX),
+                (7, u64::MAX),
+                (64, 200),
+                (common::size(1000, 24), u64::MAX),
+            ] {
                 // Alternate with the next topology between chains, so chains
                 // also start from the other frontier form.
                 let other = PER_WAVE[(i + 1) % PER_WAVE.len()];
@@ -136,15 +141,18 @@ fn fused_waves_run_at_full_residency_and_with_one_block() {
     );
     let graphs = [
         (
-            "kronecker 16",
+            "kronecker",
             kronecker(KroneckerSpec {
-                scale: 16,
+                scale: common::size(16, 9),
                 seed: 2,
                 ..KroneckerSpec::default()
             })
             .expect("kronecker"),
         ),
-        ("grid 300x300", grid_2d(300, 300).expect("grid")),
+        (
+            "grid",
+            grid_2d(common::size(300, 24), common::size(300, 24)).expect("grid"),
+        ),
     ];
     for (name, graph) in graphs {
         let graph = Arc::new(graph);
@@ -169,7 +177,7 @@ fn every_vertex_as_a_source_discovers_nothing() {
     let Some(mut gpu) = open_gpu("all_sources") else {
         return;
     };
-    let graph = Arc::new(grid_2d(64, 64).expect("grid"));
+    let graph = Arc::new(grid_2d(common::size(64, 16), common::size(64, 16)).expect("grid"));
     upload(&mut gpu.backend, &graph);
     let sources: Vec<u32> = (0..graph.vertex_count()).rev().collect();
     for topology in PER_WAVE {
@@ -191,7 +199,7 @@ fn bad_commands_are_refused_and_the_search_goes_on() {
     let Some(mut gpu) = open_gpu("refusals") else {
         return;
     };
-    let graph = Arc::new(grid_2d(64, 64).expect("grid"));
+    let graph = Arc::new(grid_2d(common::size(64, 16), common::size(64, 16)).expect("grid"));
     upload(&mut gpu.backend, &graph);
     let n = graph.vertex_count();
     let caps = gpu.backend.capabilities().clone();

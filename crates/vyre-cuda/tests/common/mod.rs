@@ -18,6 +18,17 @@ use vyre_graph::generate::{
 };
 use vyre_graph::{Graph, UNREACHED};
 
+/// Whether the tests run against the CPU stand-in for libcuda
+/// (`emu/cargo_test.sh`): the same checks on smaller graphs and launches.
+pub fn emulated() -> bool {
+    std::env::var_os("VYRE_CUDA_EMULATED").is_some()
+}
+
+/// `full` on a GPU, `small` under the emulator.
+pub fn size(full: u32, small: u32) -> u32 {
+    if emulated() { small } else { full }
+}
+
 /// Levels one command may record (sizes the history buffer).
 pub const HISTORY_LEVELS: u32 = 4096;
 
@@ -128,26 +139,31 @@ pub fn corpus() -> Vec<Case> {
         star(40).expect("star"),
     ])
     .expect("union");
+    let grid = size(64, 12);
+    let big_grid = size(300, 30);
+    let path = size(3000, 60);
+    let leaves = size(100_000, 300);
+    let uniform = size(20_000, 800);
     vec![
         case(
-            "grid 64x64",
-            grid_2d(64, 64).expect("grid"),
-            vec![vec![0], vec![2080], vec![0, 4095]],
+            "grid",
+            grid_2d(grid, grid).expect("grid"),
+            vec![vec![0], vec![grid * grid / 2 + 7], vec![0, grid * grid - 1]],
         ),
         case(
-            "grid 300x300",
-            grid_2d(300, 300).expect("grid"),
+            "big grid",
+            grid_2d(big_grid, big_grid).expect("grid"),
             vec![vec![0]],
         ),
         case(
-            "chain 3000",
-            chain(3000).expect("chain"),
-            vec![vec![0], vec![1500]],
+            "chain",
+            chain(path).expect("chain"),
+            vec![vec![0], vec![path / 2]],
         ),
         case(
-            "star 100000",
-            star(100_000).expect("star"),
-            vec![vec![0], vec![77_777], vec![3, 99_999]],
+            "star",
+            star(leaves).expect("star"),
+            vec![vec![0], vec![leaves * 7 / 9], vec![3, leaves]],
         ),
         case(
             "disconnected",
@@ -167,18 +183,18 @@ pub fn corpus() -> Vec<Case> {
         case(
             "directed uniform",
             uniform_random(UniformSpec {
-                vertex_count: 5000,
-                edge_count: 30_000,
+                vertex_count: size(5000, 600),
+                edge_count: u64::from(size(30_000, 3600)),
                 seed: 11,
                 directed: true,
             })
             .expect("uniform"),
-            vec![vec![0], vec![17, 4000]],
+            vec![vec![0], vec![17, size(4000, 500)]],
         ),
         case(
-            "directed kronecker 12",
+            "directed kronecker",
             kronecker(KroneckerSpec {
-                scale: 12,
+                scale: size(12, 8),
                 seed: 5,
                 directed: true,
                 ..KroneckerSpec::default()
@@ -193,24 +209,24 @@ pub fn corpus() -> Vec<Case> {
         ),
         case(
             "no edges",
-            build_graph(1000, &[], BuildOptions::UNDIRECTED).expect("empty"),
+            build_graph(size(1000, 100), &[], BuildOptions::UNDIRECTED).expect("empty"),
             vec![vec![5], vec![1, 2, 3]],
         ),
         case(
-            "uniform 20000",
+            "uniform",
             uniform_random(UniformSpec {
-                vertex_count: 20_000,
-                edge_count: 160_000,
+                vertex_count: uniform,
+                edge_count: u64::from(uniform) * 8,
                 seed: 3,
                 directed: false,
             })
             .expect("uniform"),
-            vec![vec![0], vec![19_999]],
+            vec![vec![0], vec![uniform - 1]],
         ),
         case(
-            "kronecker 14",
+            "kronecker",
             kronecker(KroneckerSpec {
-                scale: 14,
+                scale: size(14, 9),
                 seed: 9,
                 ..KroneckerSpec::default()
             })
@@ -260,7 +276,7 @@ pub fn launch_for(
     frontier_len: u32,
     n: u32,
 ) -> LaunchShape {
-    let cap = caps.max_compute_workgroups_per_dimension.min(8192);
+    let cap = caps.max_compute_workgroups_per_dimension.min(size(8192, 4));
     if choice.topology == Topology::FusedWave {
         let width = caps.resident_workgroup_size;
         let needed = frontier_len.div_ceil(width).max(1);
@@ -274,7 +290,7 @@ pub fn launch_for(
             max_workgroups: blocks,
         };
     }
-    let width = 256;
+    let width = size(256, 64);
     let slots = slots_for(choice.topology, frontier_len, n);
     let blocks = choice.blocks.unwrap_or(slots.div_ceil(width).clamp(1, cap));
     let most = slots_for(choice.topology, n, n)

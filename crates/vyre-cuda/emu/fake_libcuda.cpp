@@ -1,0 +1,252 @@
+// A stand-in libcuda.so that runs vyre's kernels on the CPU (cuda_emu.hpp),
+// so the Rust integration tests can exercise the whole backend — cudarc
+// calls, buffers, launches, readbacks, events — on a machine without a GPU.
+// Only the driver functions the backend uses exist; each checks what the
+// real driver would refuse (cooperative grids too large, widths over a
+// kernel's launch bounds, too little dynamic shared memory). See README.md.
+
+#include "cuda_emu.hpp"
+#include "kernels.inc"
+
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <string>
+
+typedef int CUresult;
+typedef unsigned long long CUdeviceptr;
+
+enum : int {
+    OK = 0,
+    INVALID_VALUE = 1,
+    OUT_OF_MEMORY = 2,
+    INVALID_DEVICE = 101,
+    INVALID_IMAGE = 200,
+    INVALID_HANDLE = 400,
+    NOT_FOUND = 500,
+    LAUNCH_FAILED = 719,
+    COOPERATIVE_TOO_LARGE = 720,
+};
+
+static const int SM_COUNT = 2;
+static const int FUSED_PER_SM = 2;
+static const size_t DEVICE_BYTES = size_t(8) << 30;
+
+namespace {
+
+struct Kernel {
+    const char* name;
+    void (*fn)(VyreArgs);
+    u32 max_width;
+    u32 (*shared)(u32 width);  // dynamic shared memory the kernel indexes
+};
+
+u32 none(u32) { return 0; }
+u32 sparse_smem(u32 w) { return 20 * w + 8; }
+u32 hybrid_smem(u32 w) { return 8 * w + 8; }
+u32 tile_smem(u32 w) { return 20 * w + 16; }
+
+const Kernel KERNELS[] = {
+    {"vyre_noop", vyre_noop, 1024, none},
+    {"vyre_init_search", vyre_init_search, 1024, none},
+    {"vyre_seed_sources", vyre_seed_sources, 1024, none},
+    {"vyre_queue_to_bitmap", vyre_queue_to_bitmap, 1024, none},
+    {"vyre_bitmap_to_queue", vyre_bitmap_to_queue, 1024, none},
+    {"vyre_warp_sparse", vyre_warp_sparse, 1024, none},
+    {"vyre_sparse", vyre_sparse, 1024, sparse_smem},
+    {"vyre_hybrid", vyre_hybrid, 1024, hybrid_smem},
+    {"vyre_dense", vyre_dense, 1024, none},
+    {"vyre_block_dense", vyre_block_dense, 1024, tile_smem},
+    {"vyre_fused", vyre_fused, 256, hybrid_smem},
+};
+
+EmuDevice& device() {
+    static EmuDevice d;
+    if (!d.base) {
+        void* p = mmap(nullptr, DEVICE_BYTES, PROT_READ | PROT_WRITE,
+                       MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED) std::abort();
+        d.base = (unsigned char*)p;
+        d.size = DEVICE_BYTES;
+    }
+    return d;
+}
+
+std::map<CUdeviceptr, size_t> live;  // allocation -> bytes
+thread_local void* current_ctx = nullptr;
+int primary_ctx_token = 1;
+int module_token = 1;
+int stream_tokens = 0;
+
+u64 now_ns() {
+    return (u64)std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+CUresult launch(void* f, u32 gx, u32 gy, u32 gz, u32 bx, u32 by, u32 bz, u32 smem, void** params,
+                bool cooperative) {
+    const Kernel* k = (const Kernel*)f;
+    if (!k || by != 1 || bz != 1 || gx == 0 || gy == 0 || gz == 0) return INVALID_VALUE;
+    const u32 blocks = gx * gy * gz;
+    if (bx == 0 || bx > k->max_width || bx % 32 != 0) {
+        std::fprintf(stderr, "fake libcuda: %s launched %u wide (limit %u, whole warps)\n", k->name, bx, k->max_width);
+        return INVALID_VALUE;
+    }
+    if (smem < k->shared(bx) || smem > 48 * 1024) {
+        std::fprintf(stderr, "fake libcuda: %s at width %u got %u bytes of shared memory, needs %u\n",
+                     k->name, bx, smem, k->shared(bx));
+        return INVALID_VALUE;
+    }
+    const bool fused = std::strcmp(k->name, "vyre_fused") == 0;
+    if (fused && !cooperative) {
+        std::fprintf(stderr, "fake libcuda: the fused kernel was launched without cooperative launch\n");
+        return LAUNCH_FAILED;
+    }
+    if (cooperative && blocks > (u32)(SM_COUNT * FUSED_PER_SM)) return COOPERATIVE_TOO_LARGE;
+    VyreArgs args;
+    std::memcpy(&args, params[0], sizeof args);
+    std::memset(emu_dynamic_smem, 0xA5, sizeof emu_dynamic_smem);
+    return emu_launch(k->fn, blocks, bx, args, cooperative ? 0 : 4) ? OK : LAUNCH_FAILED;
+}
+
+}  // namespace
+
+extern "C" {
+
+CUresult cuInit(unsigned) { return OK; }
+CUresult cuDeviceGetCount(int* n) { *n = 1; return OK; }
+CUresult cuDeviceGet(int* dev, int ordinal) {
+    if (ordinal != 0) return INVALID_DEVICE;
+    *dev = 0;
+    return OK;
+}
+CUresult cuDeviceGetName(char* name, int len, int) {
+    std::snprintf(name, (size_t)len, "vyre emulated GPU");
+    return OK;
+}
+CUresult cuDeviceGetAttribute(int* v, int attr, int) {
+    switch (attr) {
+        case 1: *v = 1024; break;         // MAX_THREADS_PER_BLOCK
+        case 2: *v = 1024; break;         // MAX_BLOCK_DIM_X
+        case 5: *v = 2147483647; break;   // MAX_GRID_DIM_X
+        case 10: *v = 32; break;          // WARP_SIZE
+        case 16: *v = SM_COUNT; break;    // MULTIPROCESSOR_COUNT
+        case 39: *v = 128; break;         // MAX_THREADS_PER_MULTIPROCESSOR
+        case 75: *v = 9; break;           // COMPUTE_CAPABILITY_MAJOR
+        case 76: *v = 0; break;           // COMPUTE_CAPABILITY_MINOR
+        case 95: *v = 1; break;           // COOPERATIVE_LAUNCH
+        case 115: *v = 1; break;          // MEMORY_POOLS_SUPPORTED
+        default:
+            std::fprintf(stderr, "fake libcuda: attribute %d not modelled\n", attr);
+            return INVALID_VALUE;
+    }
+    return OK;
+}
+CUresult cuDevicePrimaryCtxRetain(void** ctx, int) { *ctx = &primary_ctx_token; return OK; }
+CUresult cuDevicePrimaryCtxRelease_v2(int) { return OK; }
+CUresult cuCtxGetCurrent(void** ctx) { *ctx = current_ctx; return OK; }
+CUresult cuCtxSetCurrent(void* ctx) { current_ctx = ctx; return OK; }
+CUresult cuCtxSynchronize() { return OK; }
+
+CUresult cuModuleLoadData(void** module, const void* image) {
+    const char* ptx = (const char*)image;
+    if (!std::strstr(ptx, ".target sm_90")) return INVALID_IMAGE;
+    for (const Kernel& k : KERNELS) {
+        if (!std::strstr(ptx, (std::string(".entry ") + k.name + "(").c_str())) return INVALID_IMAGE;
+    }
+    *module = &module_token;
+    return OK;
+}
+CUresult cuModuleGetFunction(void** f, void*, const char* name) {
+    for (const Kernel& k : KERNELS) {
+        if (std::strcmp(k.name, name) == 0) {
+            *f = (void*)&k;
+            return OK;
+        }
+    }
+    return NOT_FOUND;
+}
+CUresult cuModuleUnload(void*) { return OK; }
+
+CUresult cuStreamCreate(void** s, unsigned) { *s = (void*)(intptr_t)(0x1000 + ++stream_tokens); return OK; }
+CUresult cuStreamSynchronize(void*) { return OK; }
+CUresult cuStreamDestroy_v2(void*) { return OK; }
+CUresult cuStreamWaitEvent(void*, void*, unsigned) { return OK; }
+
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* n, void* f, int width, size_t smem, unsigned) {
+    const Kernel* k = (const Kernel*)f;
+    if ((u32)width > k->max_width || smem < k->shared((u32)width)) return INVALID_VALUE;
+    *n = FUSED_PER_SM;
+    return OK;
+}
+
+CUresult cuMemGetInfo_v2(size_t* free_bytes, size_t* total) {
+    *free_bytes = DEVICE_BYTES - device().used;
+    *total = DEVICE_BYTES;
+    return OK;
+}
+CUresult cuMemAllocAsync(CUdeviceptr* p, size_t bytes, void*) {
+    EmuDevice& d = device();
+    if (live.empty()) d.reset();
+    const size_t rounded = (bytes + 255) & ~size_t(255);
+    if (d.used + rounded > d.size) return OUT_OF_MEMORY;
+    unsigned char* q = d.alloc<unsigned char>(bytes ? bytes : 1);
+    *p = (CUdeviceptr)q;
+    live[*p] = bytes;
+    return OK;
+}
+CUresult cuMemFreeAsync(CUdeviceptr p, void*) {
+    if (live.erase(p) != 1) {
+        std::fprintf(stderr, "fake libcuda: free of unknown pointer %llx\n", p);
+        return INVALID_VALUE;
+    }
+    return OK;
+}
+
+static bool inside(CUdeviceptr p, size_t bytes) {
+    auto it = live.upper_bound(p);
+    if (it == live.begin()) return false;
+    --it;
+    return p >= it->first && p + bytes <= it->first + it->second;
+}
+
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, size_t bytes, void*) {
+    if (!inside(dst, bytes)) return INVALID_VALUE;
+    std::memcpy((void*)dst, src, bytes);
+    return OK;
+}
+CUresult cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, size_t bytes, void*) {
+    if (!inside(src, bytes)) return INVALID_VALUE;
+    std::memcpy(dst, (const void*)src, bytes);
+    return OK;
+}
+CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char v, size_t bytes, void*) {
+    if (!inside(dst, bytes)) return INVALID_VALUE;
+    std::memset((void*)dst, v, bytes);
+    return OK;
+}
+
+CUresult cuEventCreate(void** e, unsigned) { *e = new u64(0); return OK; }
+CUresult cuEventRecord(void* e, void*) { *(u64*)e = now_ns(); return OK; }
+CUresult cuEventSynchronize(void*) { return OK; }
+CUresult cuEventQuery(void*) { return OK; }
+CUresult cuEventElapsedTime_v2(float* ms, void* a, void* b) {
+    *ms = (float)((double)(*(u64*)b - *(u64*)a) / 1e6);
+    return OK;
+}
+CUresult cuEventDestroy_v2(void* e) { delete (u64*)e; return OK; }
+
+CUresult cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                        unsigned bz, unsigned smem, void*, void** params, void**) {
+    return launch(f, gx, gy, gz, bx, by, bz, smem, params, false);
+}
+CUresult cuLaunchCooperativeKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                   unsigned by, unsigned bz, unsigned smem, void*, void** params) {
+    return launch(f, gx, gy, gz, bx, by, bz, smem, params, true);
+}
+
+CUresult cuGetErrorString(int, const char** s) { *s = "emulated CUDA error"; return OK; }
+CUresult cuGetErrorName(int, const char** s) { *s = "CUDA_ERROR_EMULATED"; return OK; }
+
+}  // extern "C"
