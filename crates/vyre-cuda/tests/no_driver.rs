@@ -7,7 +7,7 @@ use vyre_driver::backend::BackendErrorKind;
 #[test]
 fn opening_without_a_driver_is_an_unavailable_error() {
     if driver_present() {
-        println!("skipped: a CUDA driver is present (the device tests cover opening)");
+        visible("skipped: a CUDA driver is present (the device tests cover opening)");
         return;
     }
     let err = match CudaBackend::open(&CudaOpenRequest::default()) {
@@ -17,4 +17,10 @@ fn opening_without_a_driver_is_an_unavailable_error() {
     assert_eq!(err.kind(), BackendErrorKind::Unavailable);
     assert!(err.message().contains("no CUDA driver"), "{err}");
     assert!(err.message().contains("Fix:"), "{err}");
+}
+
+/// Print a line the test harness does not capture.
+fn visible(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{line}");
 }

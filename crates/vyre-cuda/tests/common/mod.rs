@@ -41,6 +41,13 @@ pub struct Gpu {
     _lock: MutexGuard<'static, ()>,
 }
 
+/// Print a line the test harness does not capture, so skips show in a plain
+/// `cargo test` run.
+pub fn visible(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
 fn required() -> bool {
     std::env::var("VYRE_REQUIRE_BACKENDS").is_ok_and(|v| v.to_ascii_lowercase().contains("cuda"))
 }
@@ -56,7 +63,7 @@ pub fn open_gpu(test: &str) -> Option<Gpu> {
             !required(),
             "{test}: VYRE_REQUIRE_BACKENDS includes cuda but no CUDA driver was found"
         );
-        println!("{test}: skipped: no CUDA driver");
+        visible(&format!("{test}: skipped: no CUDA driver"));
         return None;
     }
     match CudaBackend::open(&CudaOpenRequest::default()) {
@@ -65,7 +72,7 @@ pub fn open_gpu(test: &str) -> Option<Gpu> {
             _lock: lock,
         }),
         Err(e) if e.kind() == BackendErrorKind::Unavailable && !required() => {
-            println!("{test}: skipped: no usable CUDA device: {e}");
+            visible(&format!("{test}: skipped: no usable CUDA device: {e}"));
             None
         }
         Err(e) => panic!("{test}: the CUDA backend did not open: {e}"),
@@ -78,7 +85,10 @@ pub fn has_barrier(gpu: &Gpu) -> bool {
     if caps.megakernel.supports_device_wide_barrier && caps.resident_workgroups > 0 {
         return true;
     }
-    println!("skipped: {} has no device-wide barrier", caps.device_name);
+    visible(&format!(
+        "skipped: {} has no device-wide barrier",
+        caps.device_name
+    ));
     false
 }
 
