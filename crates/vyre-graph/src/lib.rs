@@ -1,8 +1,20 @@
 //! Graphs for vyre: compressed sparse rows, file loaders, generators, the
 //! reference BFS every backend is checked against, and Graph500 validation.
 //!
-//! Vertex ids are `u32`; edge offsets are `u64`. Nothing in this crate knows
-//! about GPUs.
+//! - [`Csr`] / [`Graph`]: the layout every backend uploads; [`build`] makes
+//!   it from edges (parallel counting sort, in-place dedup).
+//! - [`load`] / [`save`]: Matrix Market, SNAP edge lists (gzip or not) and a
+//!   checksummed binary CSR, with typed [`load::LoadError`]s.
+//! - [`generate`]: Kronecker, uniform random, grids, chains, stars,
+//!   complete graphs and disjoint unions, deterministic by seed.
+//! - [`spec`]: graphs named by strings such as `kron:22` or a path.
+//! - [`bfs`]: the serial reference, the level steps a backend drives, and
+//!   a parallel direction-optimizing BFS.
+//! - [`validate`] / [`teps`]: Graph500's five checks and TEPS counting.
+//!
+//! Vertex ids are `u32` ([`UNREACHED`] = `u32::MAX` marks unreached
+//! vertices, so ids go up to `u32::MAX - 1`); edge offsets are `u64`.
+//! Nothing in this crate knows about GPUs.
 #![forbid(unsafe_code)]
 
 pub mod bfs;

@@ -56,6 +56,18 @@ impl FrontierBitmap {
         self.words[(v / 32) as usize].fetch_or(1 << (v % 32), Relaxed);
     }
 
+    /// Set `v`'s bit; returns whether it was clear before (so that exactly
+    /// one of several racing callers gets `true`).
+    ///
+    /// # Panics
+    ///
+    /// When `v` is not below the vertex count.
+    pub fn try_set(&self, v: u32) -> bool {
+        let word = &self.words[(v / 32) as usize];
+        let bit = 1 << (v % 32);
+        word.load(Relaxed) & bit == 0 && word.fetch_or(bit, Relaxed) & bit == 0
+    }
+
     /// Whether `v`'s bit is set (false for `v` outside the bitmap).
     #[must_use]
     pub fn contains(&self, v: u32) -> bool {

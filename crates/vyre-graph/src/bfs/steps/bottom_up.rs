@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use rayon::prelude::*;
 
 use super::{FrontierBitmap, SearchState, StepStats};
-use crate::{Graph, UNREACHED};
+use crate::Graph;
 
 /// Bitmap words per parallel task.
 const TASK_WORDS: usize = 256;
@@ -40,9 +40,14 @@ pub fn bottom_up_step(
         .fold(StepStats::default, |mut acc, (w, word)| {
             let first = w as u32 * 32;
             let mut found = 0u32;
-            for v in first..(first + 32).min(n) {
-                if state.depth(v) != UNREACHED {
-                    continue;
+            // Vertices past n have no bit and are skipped by the range.
+            let mut unvisited = !state.visited().words()[w].load(Relaxed);
+            while unvisited != 0 {
+                let bit = unvisited.trailing_zeros();
+                unvisited &= unvisited - 1;
+                let v = first + bit;
+                if v >= n {
+                    break;
                 }
                 for &u in incoming.neighbors(v) {
                     acc.edges_examined += 1;
@@ -56,6 +61,7 @@ pub fn bottom_up_step(
             }
             if found != 0 {
                 word.fetch_or(found, Relaxed);
+                state.mark_visited(w, found);
                 acc.frontier_out += found.count_ones();
             }
             acc

@@ -4,17 +4,21 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
+use super::FrontierBitmap;
 use crate::UNREACHED;
 use crate::bfs::BfsTree;
 
 /// Per-vertex depth and parent, written by the level steps from many
-/// threads. A vertex is reached once its depth is not [`UNREACHED`]; the
-/// step that claims it sets its depth (by compare-and-swap) before its
-/// parent, and both are complete when the step returns.
+/// threads, plus a visited bit per vertex. A step claims a vertex by
+/// setting its visited bit atomically, then writes its depth and parent;
+/// all are complete when the step returns. The bitmap (an eighth of a
+/// byte per vertex) keeps the "already reached?" test of every examined
+/// edge in cache, where the depth array would miss.
 #[derive(Debug)]
 pub struct SearchState {
     depths: Vec<AtomicU32>,
     parents: Vec<AtomicU32>,
+    visited: FrontierBitmap,
 }
 
 fn unreached_array(n: u32) -> Vec<AtomicU32> {
@@ -31,6 +35,7 @@ impl SearchState {
         Self {
             depths: unreached_array(vertex_count),
             parents: unreached_array(vertex_count),
+            visited: FrontierBitmap::new(vertex_count),
         }
     }
 
@@ -46,6 +51,7 @@ impl SearchState {
             .par_iter_mut()
             .chain(self.parents.par_iter_mut())
             .for_each(|x| *x.get_mut() = UNREACHED);
+        self.visited.clear();
     }
 
     /// Make each in-range vertex of `sources` a root (depth 0, its own
@@ -57,6 +63,7 @@ impl SearchState {
         let mut frontier = Vec::with_capacity(sources.len());
         for &s in sources {
             if s < n && *self.depths[s as usize].get_mut() == UNREACHED {
+                self.visited.set(s);
                 *self.depths[s as usize].get_mut() = 0;
                 *self.parents[s as usize].get_mut() = s;
                 frontier.push(s);
@@ -85,26 +92,45 @@ impl SearchState {
         self.parents[v as usize].load(Relaxed)
     }
 
-    /// Claim `v` for the next level if no one has: set its depth to `depth`
-    /// and its parent to `parent`. Returns whether this call claimed it.
+    /// Whether `v` has been reached (visited bit set).
+    ///
+    /// # Panics
+    ///
+    /// When `v` is not a vertex.
+    #[must_use]
+    pub fn is_reached(&self, v: u32) -> bool {
+        self.visited.contains(v)
+    }
+
+    /// The visited bits, word by word (bit `v % 32` of word `v / 32`).
+    #[must_use]
+    pub fn visited(&self) -> &FrontierBitmap {
+        &self.visited
+    }
+
+    /// Claim `v` for the next level if no one has: set its visited bit,
+    /// depth `depth` and parent `parent`. Returns whether this call claimed
+    /// it.
     pub(crate) fn claim(&self, v: u32, parent: u32, depth: u32) -> bool {
-        let slot = &self.depths[v as usize];
-        if slot.load(Relaxed) != UNREACHED
-            || slot
-                .compare_exchange(UNREACHED, depth, Relaxed, Relaxed)
-                .is_err()
-        {
+        if !self.visited.try_set(v) {
             return false;
         }
+        self.depths[v as usize].store(depth, Relaxed);
         self.parents[v as usize].store(parent, Relaxed);
         true
     }
 
     /// Set `v`'s depth and parent when the caller alone handles `v`
-    /// (bottom-up: each unreached vertex is visited by one thread).
+    /// (bottom-up: each unreached vertex is visited by one thread), which
+    /// then marks it visited with [`SearchState::mark_visited`].
     pub(crate) fn settle(&self, v: u32, parent: u32, depth: u32) {
         self.depths[v as usize].store(depth, Relaxed);
         self.parents[v as usize].store(parent, Relaxed);
+    }
+
+    /// Set the visited bits `mask` of word `word`.
+    pub(crate) fn mark_visited(&self, word: usize, mask: u32) {
+        self.visited.words()[word].fetch_or(mask, Relaxed);
     }
 
     /// Copy the depths into `out`.
