@@ -64,6 +64,10 @@ extern "C" __global__ void __launch_bounds__(VYRE_FUSED_MAX_BLOCK, 5) vyre_fused
     u32 len = load_volatile(&c->cur_len);
     u32 level = a.level;
     u32 run = 0;
+    // This thread's entry of the block's first chunk of the next frontier,
+    // read while thread 0 finds out how long that frontier is.
+    bool preloaded = false;
+    u32 entry = 0;
     for (;;) {
         const u32 slot = run % 3;
         if (blockIdx.x == 0 && threadIdx.x == 0) {
@@ -73,9 +77,11 @@ extern "C" __global__ void __launch_bounds__(VYRE_FUSED_MAX_BLOCK, 5) vyre_fused
             c->examined[spare] = 0;
         }
         u64 examined = 0, out_edges = 0, unused = 0;
-        for (u64 chunk = (u64)blockIdx.x * width; chunk < len; chunk += (u64)gridDim.x * width) {
+        const u64 first_chunk = (u64)blockIdx.x * width;
+        for (u64 chunk = first_chunk; chunk < len; chunk += (u64)gridDim.x * width) {
             expand_chunk<false>(a, queue_in, queue_out, &c->next_len[slot], chunk, len, level + 1,
-                                heavy, medium, counts, examined, out_edges);
+                                heavy, medium, counts, examined, out_edges,
+                                preloaded && chunk == first_chunk, entry);
         }
         block_sum3(examined, out_edges, unused);
         if (threadIdx.x == 0) {
@@ -83,6 +89,11 @@ extern "C" __global__ void __launch_bounds__(VYRE_FUSED_MAX_BLOCK, 5) vyre_fused
             if (out_edges) atomicAdd(&c->out_edges[slot], out_edges);
         }
         grid_barrier(c);
+        // Speculative: the entry is used only if it lies below the next
+        // frontier's length; queue_out is not written again before then.
+        const u64 ahead = first_chunk + threadIdx.x;
+        preloaded = ahead < a.vertex_count;
+        if (preloaded) entry = __ldcg(queue_out + ahead);
         if (threadIdx.x == 0) {
             const u32 next_len = load_volatile(&c->next_len[slot]);
             const u64 next_edges = load_volatile(&c->out_edges[slot]);

@@ -95,11 +95,13 @@ extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_sparse(const V
 // Shared by HybridFrontier and the fused kernel. All threads of the block
 // call it; lists (heavy, medium: blockDim entries; counts: 2) are shared.
 // The queue is read through L2 (__ldcg) because in the fused kernel other
-// blocks wrote it during this launch.
+// blocks wrote it during this launch. With `preloaded`, the caller already
+// read this thread's entry queue_in[chunk + threadIdx.x] into `entry`.
 template <bool PRECHECK>
 __device__ void expand_chunk(const VyreArgs& a, const u32* queue_in, u32* queue_out, u32* cursor,
                              u64 chunk, u32 len, u32 next_depth, u32* heavy, u32* medium,
-                             u32* counts, u64& examined, u64& out_edges) {
+                             u32* counts, u64& examined, u64& out_edges, bool preloaded = false,
+                             u32 entry = 0) {
     const u32 t = threadIdx.x;
     const u32 width = blockDim.x;
     if (t == 0) {
@@ -111,7 +113,7 @@ __device__ void expand_chunk(const VyreArgs& a, const u32* queue_in, u32* queue_
     u32 u = 0;
     u64 start = 0, degree = 0;
     if (i < len) {
-        u = __ldcg(queue_in + i);
+        u = preloaded ? entry : __ldcg(queue_in + i);
         start = a.out_offsets[u];
         degree = a.out_offsets[u + 1] - start;
     }

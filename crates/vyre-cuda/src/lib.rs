@@ -12,6 +12,13 @@
 //! and degree-tiered top-down pushes over a queue, thread-per-vertex and
 //! tile-per-block bottom-up pulls over a bitmap, and the fused persistent
 //! top-down kernel. Each computes exact BFS depths from any frontier.
+//!
+//! Testing: `tests/` runs whole searches against the reference BFS on a CUDA
+//! device and prints `skipped: no CUDA driver` without one (set
+//! `VYRE_REQUIRE_BACKENDS=cuda` to make that a failure). Without a GPU,
+//! `emu/run.sh` runs the kernels on the CPU and `emu/cargo_test.sh` runs
+//! these same tests against a stand-in libcuda that does (see
+//! `emu/README.md`).
 
 mod args;
 mod backend;
