@@ -15,6 +15,10 @@ pub const LEVEL_RECORD_BYTES: u64 = 32;
 /// Bytes of the control block (counters, indirect-dispatch arguments, flags).
 pub const CONTROL_BYTES: u64 = 256;
 
+/// Most edges of one heavy-vertex piece in the work array (see
+/// [`DeviceLayout::work_bytes`]).
+pub const WORK_PIECE_EDGES: u64 = 1024;
+
 /// How an edge array is split across bindings.
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
 pub struct EdgeSegments {
@@ -107,8 +111,8 @@ pub struct LayoutBytes {
     pub bytes_per_edge: u64,
     /// Frontier queues and bitmaps.
     pub frontier_bytes: u64,
-    /// Control block, level history, and the fixed remainder (the closing
-    /// row offsets, padding of empty buffers).
+    /// Work array, control block, level history, and the fixed remainder
+    /// (the closing row offsets, padding of empty buffers).
     pub scratch_bytes: u64,
     /// Host-visible readback staging.
     pub output_bytes: u64,
@@ -171,6 +175,19 @@ impl DeviceLayout {
         u64::from(self.vertex_count).div_ceil(32).max(1) * 4
     }
 
+    /// Bytes of the work array: scratch for device-wide degree scans of the
+    /// frontier (one word per frontier vertex plus chunk totals) and for
+    /// heavy-vertex pieces (two words per piece of at most
+    /// [`WORK_PIECE_EDGES`] edges). `2n + ceil(m / 512) + 1024` words hold
+    /// either for any frontier.
+    #[must_use]
+    pub fn work_bytes(&self) -> u64 {
+        let words = 2 * u64::from(self.vertex_count)
+            + self.edge_count.div_ceil(WORK_PIECE_EDGES / 2)
+            + 1024;
+        words * 4
+    }
+
     /// Bytes of the control block.
     #[must_use]
     pub fn control_bytes(&self) -> u64 {
@@ -195,7 +212,7 @@ impl DeviceLayout {
     }
 
     /// Every byte of the layout: graph, depth and parent, two queues, two
-    /// bitmaps, control, history and staging.
+    /// bitmaps, the work array, control, history and staging.
     #[must_use]
     pub fn total_bytes(&self) -> u64 {
         let graph = self.offsets_bytes() + self.out_edges.total_bytes();
@@ -207,6 +224,7 @@ impl DeviceLayout {
             + 2 * self.vertex_array_bytes()
             + 2 * self.vertex_array_bytes()
             + 2 * self.bitmap_bytes()
+            + self.work_bytes()
             + self.control_bytes()
             + self.history_bytes()
             + self.staging_bytes()
@@ -231,5 +249,94 @@ impl DeviceLayout {
             scratch_bytes,
             output_bytes,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use vyre_graph::build::{BuildOptions, build_graph};
+
+    use super::*;
+    use crate::backend::BackendKind;
+    use crate::megakernel_execution::MegakernelDeviceCapabilities;
+
+    fn caps(offset_bytes: u32, max_binding_bytes: u64) -> DeviceCapabilities {
+        DeviceCapabilities {
+            backend: BackendKind::Wgpu,
+            device_name: "test".into(),
+            megakernel: MegakernelDeviceCapabilities::FUSION_INCAPABLE,
+            max_workgroup_size_x: 256,
+            max_compute_workgroups_per_dimension: 65_535,
+            max_compute_invocations_per_workgroup: 256,
+            subgroup_size: 32,
+            resident_workgroups: 0,
+            resident_workgroup_size: 0,
+            memory_budget_bytes: 1 << 30,
+            max_binding_bytes,
+            max_edge_segments: 8,
+            offset_bytes,
+            needs_readback_staging: true,
+            launch_overhead_ns: 0.0,
+            device_timestamps: false,
+        }
+    }
+
+    fn graph(n: u32, edges: &[(u32, u32)], symmetrize: bool) -> vyre_graph::Graph {
+        let options = BuildOptions {
+            symmetrize,
+            ..BuildOptions::UNDIRECTED
+        };
+        build_graph(n, edges, options).unwrap()
+    }
+
+    #[test]
+    fn planner_split_adds_up_to_the_total() {
+        let edges: Vec<_> = (0..300u32).map(|i| (i % 97, (i * 7) % 97)).collect();
+        for (g, offset) in [
+            (graph(97, &edges, true), 4),
+            (graph(97, &edges, false), 8),
+            (graph(1, &[], true), 4),
+            (graph(5, &[], false), 8),
+        ] {
+            let layout = DeviceLayout::for_graph(&g, &caps(offset, 1 << 20), 16).unwrap();
+            let b = layout.planner_bytes();
+            let n = u64::from(layout.vertex_count);
+            let sum = n * b.bytes_per_node
+                + layout.edge_count * b.bytes_per_edge
+                + b.frontier_bytes
+                + b.scratch_bytes
+                + b.output_bytes;
+            assert_eq!(sum, layout.total_bytes());
+            assert_eq!(layout.in_edges.is_some(), !g.is_symmetric());
+        }
+    }
+
+    #[test]
+    fn edges_split_at_the_binding_limit() {
+        let edges: Vec<_> = (0..1000u32).map(|i| (i, (i + 1) % 1000)).collect();
+        let g = graph(1000, &edges, true);
+        // 1024-byte bindings hold 256 edges: 2000 stored edges need 8 segments.
+        let layout = DeviceLayout::for_graph(&g, &caps(4, 1024), 1).unwrap();
+        assert_eq!(layout.out_edges.edges_per_segment, 256);
+        assert_eq!(layout.out_edges.segment_count, 8);
+        let held: u64 = (0..8).map(|i| layout.out_edges.edges_in(i)).sum();
+        assert_eq!(held, 2000);
+        // 512-byte bindings would need 16 segments: more than the device binds.
+        let err = DeviceLayout::for_graph(&g, &caps(4, 512), 1).unwrap_err();
+        assert!(err.message().contains("Fix:"), "{err}");
+    }
+
+    #[test]
+    fn work_array_holds_a_full_frontier_scan_and_every_piece() {
+        let edges: Vec<_> = (1..5000u32).map(|v| (0, v)).collect();
+        let g = graph(5000, &edges, true);
+        let layout = DeviceLayout::for_graph(&g, &caps(8, 1 << 30), 1).unwrap();
+        let words = layout.work_bytes() / 4;
+        let n = u64::from(layout.vertex_count);
+        // A scan of every vertex plus chunk totals.
+        assert!(words >= n + n.div_ceil(256));
+        // Two words per piece: one piece per vertex plus one per full
+        // WORK_PIECE_EDGES of edges.
+        assert!(words >= 2 * (n + layout.edge_count / WORK_PIECE_EDGES));
     }
 }

@@ -16,7 +16,9 @@ mod wave;
 pub use capabilities::{BackendKind, DeviceCapabilities};
 pub use contract::Backend;
 pub use error::{BackendError, BackendErrorKind};
-pub use layout::{CONTROL_BYTES, DeviceLayout, EdgeSegments, LEVEL_RECORD_BYTES, LayoutBytes};
+pub use layout::{
+    CONTROL_BYTES, DeviceLayout, EdgeSegments, LEVEL_RECORD_BYTES, LayoutBytes, WORK_PIECE_EDGES,
+};
 pub use wave::{
     FrontierForm, LaunchShape, LevelRecord, WARP_LANES, WaveCommand, WaveReport, frontier_form_of,
     slots_for,
