@@ -57,31 +57,46 @@ struct Variant {
     chaining: ChainMode,
 }
 
-fn variants(args: &Args, high_diameter: bool) -> Vec<Variant> {
+fn variants(args: &Args, high_diameter: bool, fused: bool) -> Vec<Variant> {
     let mut list = vec![Variant {
         name: "auto".into(),
         topology: TopologyChoice::Auto,
         chaining: ChainMode::Auto,
     }];
+    let forced = |t: Topology, chaining: ChainMode, name: String| Variant {
+        name,
+        topology: TopologyChoice::Forced(t),
+        chaining,
+    };
     if high_diameter {
-        list.push(Variant {
-            name: "sparse, one launch per level".into(),
-            topology: TopologyChoice::Forced(Topology::SparseFrontier),
-            chaining: ChainMode::Off,
-        });
-        list.push(Variant {
-            name: "warp-sparse, one launch per level".into(),
-            topology: TopologyChoice::Forced(Topology::WarpSparseFrontier),
-            chaining: ChainMode::Off,
-        });
+        // Per-level overhead: one launch per level, chained, fused.
+        for t in [Topology::WarpSparseFrontier, Topology::SparseFrontier] {
+            let name = vyre::topology_name(t);
+            list.push(forced(
+                t,
+                ChainMode::Off,
+                format!("{name}, one launch per level"),
+            ));
+            list.push(forced(
+                t,
+                ChainMode::Auto,
+                format!("{name}, chained when launch-bound"),
+            ));
+        }
+        if fused {
+            list.push(forced(
+                Topology::FusedWave,
+                ChainMode::Auto,
+                "forced fused".into(),
+            ));
+        }
     }
     if args.forced || !high_diameter {
         for t in Topology::ALL {
-            list.push(Variant {
-                name: format!("forced {}", vyre::topology_name(t)),
-                topology: TopologyChoice::Forced(t),
-                chaining: ChainMode::Auto,
-            });
+            if t != Topology::FusedWave || fused {
+                let name = format!("forced {}", vyre::topology_name(t));
+                list.push(forced(t, ChainMode::Auto, name));
+            }
         }
     }
     list
@@ -116,7 +131,11 @@ pub fn run(args: &Args) -> Result<(), String> {
         };
         for device in &mut devices {
             device.load(Arc::clone(&graph)).map_err(|e| e.to_string())?;
-            for (i, variant) in variants(args, high_diameter).iter().enumerate() {
+            let fused = device
+                .capabilities()
+                .megakernel
+                .supports_device_wide_barrier;
+            for (i, variant) in variants(args, high_diameter, fused).iter().enumerate() {
                 let request = MeasureRequest {
                     sources: &sources,
                     topology: variant.topology,

@@ -29,7 +29,7 @@ struct Summary {
     per_level_us: f64,
     topologies: String,
     valid: Option<bool>,
-    floor_ms: f64,
+    floor_us: f64,
 }
 
 fn median(mut values: Vec<f64>) -> f64 {
@@ -81,7 +81,7 @@ impl Row {
                 per_level_us: median_s * 1e6 / levels.max(1) as f64,
                 topologies: sequence(&first.result.levels),
                 valid,
-                floor_ms: bytes / MEASURED_COPY_BANDWIDTH * 1e3,
+                floor_us: bytes / MEASURED_COPY_BANDWIDTH * 1e6,
             }),
         }
     }
@@ -167,7 +167,7 @@ pub fn write_reports(
     }
     let _ = writeln!(
         md,
-        "\n| graph | vertices | stored edges | backend | variant | median ms | hmean GTEPS | levels | us/level | floor ms | valid | topologies |\n|---|---|---|---|---|---|---|---|---|---|---|---|"
+        "\n| graph | vertices | stored edges | backend | variant | median ms | hmean GTEPS | levels | us/level | floor us | valid | topologies |\n|---|---|---|---|---|---|---|---|---|---|---|---|"
     );
     let mut json = Vec::new();
     for r in rows {
@@ -175,7 +175,7 @@ pub fn write_reports(
             Ok(s) => {
                 let _ = writeln!(
                     md,
-                    "| {} | {} | {} | {} | {} | {:.3} | {:.2} | {} | {:.2} | {:.3} | {} | {} |",
+                    "| {} | {} | {} | {} | {} | {:.3} | {:.2} | {} | {:.2} | {:.1} | {} | {} |",
                     r.graph,
                     r.vertices,
                     r.edges,
@@ -185,14 +185,14 @@ pub fn write_reports(
                     s.hmean_gteps,
                     s.levels,
                     s.per_level_us,
-                    s.floor_ms,
+                    s.floor_us,
                     s.valid.map_or("-", |v| if v { "yes" } else { "NO" }),
                     s.topologies
                 );
                 json.push(format!(
-                    "{{\"graph\":{},\"vertices\":{},\"edges\":{},\"backend\":{},\"variant\":{},\"median_ms\":{},\"hmean_gteps\":{},\"levels\":{},\"per_level_us\":{},\"floor_ms\":{},\"valid\":{},\"topologies\":{}}}",
+                    "{{\"graph\":{},\"vertices\":{},\"edges\":{},\"backend\":{},\"variant\":{},\"median_ms\":{},\"hmean_gteps\":{},\"levels\":{},\"per_level_us\":{},\"floor_us\":{},\"valid\":{},\"topologies\":{}}}",
                     json_string(&r.graph), r.vertices, r.edges, json_string(&r.backend), json_string(&r.variant),
-                    s.median_ms, s.hmean_gteps, s.levels, s.per_level_us, s.floor_ms,
+                    s.median_ms, s.hmean_gteps, s.levels, s.per_level_us, s.floor_us,
                     s.valid.map_or("null".to_string(), |v| v.to_string()), json_string(&s.topologies)
                 ));
             }
@@ -217,6 +217,7 @@ pub fn write_reports(
             }
         }
     }
+    let _ = writeln!(md, "\n{}", auto_vs_best(rows));
     if !baselines.is_empty() {
         let _ = writeln!(
             md,
@@ -241,4 +242,40 @@ pub fn write_reports(
     write("bench.json", &format!("[{}]\n", json.join(",\n")))?;
     println!("{md}");
     Ok(())
+}
+
+/// Per graph and backend: the policy's time against the best forced
+/// topology's, measured in the same run.
+fn auto_vs_best(rows: &[Row]) -> String {
+    let mut out = String::from(
+        "| graph | backend | auto ms | best forced | best ms | auto / best |\n|---|---|---|---|---|---|\n",
+    );
+    let mut keys: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| (r.graph.as_str(), r.backend.as_str()))
+        .collect();
+    keys.dedup();
+    for (graph, backend) in keys {
+        let of = |r: &&Row| r.graph == graph && r.backend == backend;
+        let time = |r: &Row| r.outcome.as_ref().ok().map(|s| s.median_ms);
+        let auto = rows
+            .iter()
+            .filter(of)
+            .find(|r| r.variant == "auto")
+            .and_then(time);
+        let best = rows
+            .iter()
+            .filter(of)
+            .filter(|r| r.variant.starts_with("forced") || r.variant.contains(", "))
+            .filter_map(|r| time(r).map(|t| (t, r.variant.as_str())))
+            .min_by(|a, b| a.0.total_cmp(&b.0));
+        if let (Some(auto), Some((best, name))) = (auto, best) {
+            let _ = writeln!(
+                out,
+                "| {graph} | {backend} | {auto:.3} | {name} | {best:.3} | {:.2} |",
+                auto / best
+            );
+        }
+    }
+    out
 }
