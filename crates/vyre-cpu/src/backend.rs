@@ -192,9 +192,9 @@ impl Backend for CpuBackend {
         let vertex_count = up.graph.vertex_count() as usize;
         let mut levels = Vec::with_capacity(command.max_levels.min(64) as usize);
         let mut frontier_in = up.frontier_len(form);
-        let mut level = command.level;
         let mut kernel_ns = 0u64;
-        for i in 0..command.max_levels.max(1) {
+        let last = command.level.saturating_add(command.max_levels.max(1) - 1);
+        for level in command.level..=last {
             let step_start = Instant::now();
             let stats = pool.install(|| up.step(form, level));
             let ns = u64::try_from(step_start.elapsed().as_nanos()).unwrap_or(u64::MAX);
@@ -207,13 +207,11 @@ impl Backend for CpuBackend {
                 edges_examined: stats.edges_examined,
                 device_ns: Some(ns),
             });
-            let stop = stats.frontier_out == 0
-                || stats.frontier_out_edges > command.band_max_frontier_edges;
-            if stop || i + 1 == command.max_levels {
+            if stats.frontier_out == 0 || stats.frontier_out_edges > command.band_max_frontier_edges
+            {
                 break;
             }
             frontier_in = stats.frontier_out;
-            level += 1;
         }
         if up.queue.capacity() > vertex_count.max(1) {
             up.queue.shrink_to(vertex_count.max(1));

@@ -104,8 +104,7 @@ impl Backend for Mock {
         self.commands.lock().unwrap().push(*command);
         let graph = Arc::clone(self.graph.as_ref().unwrap());
         let mut levels = Vec::new();
-        let mut level = command.level;
-        for _ in 0..command.max_levels {
+        for level in command.level..command.level + command.max_levels {
             let mut next = Vec::new();
             let mut edges = 0u64;
             let mut next_edges = 0u64;
@@ -129,7 +128,6 @@ impl Backend for Mock {
                 device_ns: Some(self.timing.1),
             });
             self.queue = next;
-            level += 1;
             if self.queue.is_empty() || next_edges > command.band_max_frontier_edges {
                 break;
             }
