@@ -15,14 +15,29 @@ typedef unsigned long long u64;
 #define VYRE_FULL_MASK 0xffffffffu
 #define VYRE_MAX_BLOCK 1024
 #define VYRE_MAX_WARPS (VYRE_MAX_BLOCK / 32)
-// Frontier vertices of fewer out-edges than this are expanded by one thread.
+// Frontier vertices of fewer out-edges than this are expanded by one
+// thread; the others are cut into pieces (HybridFrontier, FusedWave).
 #define VYRE_LIGHT_DEGREE 32u
+// Most edges of one piece: WORK_PIECE_EDGES of the layout (vyre-driver's
+// layout.rs), which sizes the work array for at most n + m / 1024 pieces.
+#define VYRE_PIECE_EDGES 1024u
+// Edge-balanced kernels use at most ceil(E / (ROUNDS * blockDim)) blocks for
+// a frontier of E out-edges, so a block gets at least this many rounds of
+// blockDim edges before more blocks are worth their start-up. The backend
+// sizes the first launch of a command with the same rule (EDGE_ROUNDS).
+#define VYRE_BLOCK_EDGE_ROUNDS 4u
+// SparseFrontier scans frontiers of up to this many vertices per block in
+// shared memory (min(4 * blockDim, 1024)); larger ones are scanned once
+// device-wide in at most VYRE_SCAN_CHUNKS chunks of the work array.
+#define VYRE_SMALL_FRONTIER_MAX 1024u
+#define VYRE_SCAN_CHUNKS 256u
 
 // The 256-byte control block (CONTROL_BYTES). Per-wave kernels count in
 // slot 0 of the per-level counters; the fused kernel rotates over all three
 // so that one grid barrier per level suffices (see fused.cu). The barrier
 // words sit on their own 64-byte lines so spinning blocks do not slow the
-// counters down.
+// counters down. Every kernel leaves the counters (everything but cur_len,
+// cur_edges, levels_run and stop_epoch) zero when it finishes.
 struct VyreControl {
     u64 out_edges[3];   // sum of out-degrees of the vertices discovered
     u64 examined[3];    // edges looked at
@@ -32,7 +47,11 @@ struct VyreControl {
     u32 stop_epoch;     // == the command's epoch once it must run no more levels
     u32 blocks_done;    // blocks of a per-wave kernel that finished
     u32 conv_cursor;    // append cursor of the bitmap -> queue conversion
-    u32 reserved0[12];
+    u64 cur_edges;      // out-edges of the current frontier
+    u32 work_ticket;    // chunks of this level's frontier claimed by blocks
+    u32 work_done;      // chunks of this level's frontier finished
+    u32 piece_count[3]; // pieces in the work array (fused: rotating like next_len)
+    u32 reserved0[5];
     u32 bar_count;      // grid barrier: blocks arrived
     u32 reserved1[15];
     u32 bar_gen;        // grid barrier: generation
@@ -40,10 +59,12 @@ struct VyreControl {
 };
 // The fields add up to exactly 256 bytes, so this assert also rules out
 // padding: next_len is at byte 48, cur_len 60, levels_run 64, stop_epoch 68,
-// bar_count 128, bar_gen 192 (the offsets args.rs reads).
+// cur_edges 80, work_ticket 88, piece_count 96, bar_count 128, bar_gen 192.
 static_assert(sizeof(VyreControl) == 256, "control block is CONTROL_BYTES");
 
-// One entry of the level history (LEVEL_RECORD_BYTES).
+// One entry of the level history (LEVEL_RECORD_BYTES). The history lives in
+// pinned host memory mapped into the device: the host reads a record as
+// soon as its epoch shows, so write_record stores the epoch last.
 struct VyreLevelRecord {
     u32 level;
     u32 frontier_in;
@@ -67,7 +88,9 @@ struct VyreArgs {
     u32* bitmap_out;
     VyreControl* control;
     VyreLevelRecord* history;
+    u32* work;               // DeviceLayout::work_bytes: scans and pieces
     u64 band_max_frontier_edges;
+    u64 work_words;          // u32 words of `work`
     u32 vertex_count;
     u32 level;               // depth of the frontier this launch expands
     u32 history_index;       // history entry of this level within the command
@@ -75,7 +98,7 @@ struct VyreArgs {
     u32 max_levels;          // fused: most levels this launch may run
     u32 aux;                 // seed_sources: number of sources
 };
-static_assert(sizeof(VyreArgs) == 128, "VyreArgs mirrors KernelArgs");
+static_assert(sizeof(VyreArgs) == 144, "VyreArgs mirrors KernelArgs");
 
 __device__ __forceinline__ u32 lane_id() { return threadIdx.x & 31u; }
 __device__ __forceinline__ u32 warp_in_block() { return threadIdx.x >> 5; }
@@ -96,6 +119,21 @@ __device__ __forceinline__ u32 active_blocks(u64 slots) {
     return need < (u64)gridDim.x ? (u32)need : gridDim.x;
 }
 
+// Blocks an edge-balanced level over `edges` edges uses: enough for
+// VYRE_BLOCK_EDGE_ROUNDS rounds of blockDim edges each, at most the grid.
+__device__ __forceinline__ u32 edge_blocks(u64 edges) {
+    const u64 per = (u64)VYRE_BLOCK_EDGE_ROUNDS * blockDim.x;
+    const u64 need = (edges + per - 1) / per;
+    return need < (u64)gridDim.x ? (u32)need : gridDim.x;
+}
+
+// Start of part `i` when `total` items are cut into `parts` parts whose
+// sizes differ by at most one.
+__device__ __forceinline__ u64 share_start(u64 total, u32 parts, u32 i) {
+    const u64 q = total / parts, r = total % parts;
+    return q * i + (i < r ? (u64)i : r);
+}
+
 // Whether an earlier level of this command already stopped the chain.
 __device__ __forceinline__ bool command_stopped(const VyreArgs& a) {
     return load_volatile(&a.control->stop_epoch) == a.epoch;
@@ -105,6 +143,15 @@ __device__ __forceinline__ u32 warp_max(u32 x) {
     for (u32 o = 16; o > 0; o >>= 1) {
         const u32 y = __shfl_xor_sync(VYRE_FULL_MASK, x, o);
         x = y > x ? y : x;
+    }
+    return x;
+}
+
+__device__ __forceinline__ u32 warp_inclusive_sum(u32 x) {
+    const u32 lane = lane_id();
+    for (u32 o = 1; o < 32; o <<= 1) {
+        const u32 y = __shfl_up_sync(VYRE_FULL_MASK, x, o);
+        if (lane >= o) x += y;
     }
     return x;
 }
@@ -169,32 +216,82 @@ __device__ void block_exclusive_scan(u64 x, u64* out) {
     __syncthreads();
 }
 
+// What a spinning thread does between polls: nothing on the GPU (lowest
+// wake-up latency); the CPU emulator (crates/vyre-cuda/emu) yields.
+#ifndef VYRE_SPIN_PAUSE
+#define VYRE_SPIN_PAUSE()
+#endif
+
+// ---- work shared between the blocks of one launch -------------------------
+//
+// Per-wave kernels cannot wait for blocks that have not started (a grid may
+// be larger than what is resident). So work that later work depends on is
+// handed out by ticket: a block claims chunks until none are left, and only
+// then waits, for chunks that running blocks hold.
+
+// Claim the next of `limit` chunks for the whole block; `limit` or more when
+// none are left. Every thread must call it.
+__device__ u32 block_claim(u32* ticket, u32 limit) {
+    __shared__ u32 claimed;
+    if (threadIdx.x == 0) {
+        // Blocks that arrive after the last claim read instead of adding.
+        claimed = load_volatile(ticket) < limit ? atomicAdd(ticket, 1u) : limit;
+    }
+    __syncthreads();
+    const u32 c = claimed;
+    __syncthreads();
+    return c;
+}
+
+// Publish this block's writes, then count one finished chunk. Every thread
+// must call it.
+__device__ void block_finished_chunk(u32* done) {
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) atomicAdd(done, 1u);
+}
+
+// Wait until `*done` reaches `target` (chunks held by running blocks), then
+// make their writes visible to this block. Every thread must call it; data
+// the chunks wrote must then be read through L2 (__ldcg).
+__device__ void block_wait_for(const u32* done, u32 target) {
+    if (threadIdx.x == 0) {
+        while (load_volatile(done) < target) {
+            VYRE_SPIN_PAUSE();
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+
 __device__ __forceinline__ u64 out_degree(const VyreArgs& a, u32 v) {
     return a.out_offsets[v + 1] - a.out_offsets[v];
 }
 
 // Top-down discovery of `v` from `from`: claim depth[v] (UNREACHED ->
-// next_depth); the winner writes the parent and counts v's out-degree.
-// PRECHECK (bandwidth-bound per-wave levels) first reads depth[v] and skips
-// the atomic for visited vertices; a stale read can only show UNREACHED, and
-// the CAS decides then. Without it (the latency-bound fused kernel) v's row
-// offsets are loaded alongside the CAS instead of after it, one memory round
-// trip less per level.
+// next_depth); the winner writes the parent, and counts and returns v's
+// out-degree. PRECHECK (bandwidth-bound per-wave levels) first reads
+// depth[v] and skips the atomic for visited vertices; a stale read can only
+// show UNREACHED, and the CAS decides then. Without it (the latency-bound
+// fused kernel) v's row offsets are loaded alongside the CAS instead of
+// after it, one memory round trip less per level.
 template <bool PRECHECK>
 __device__ __forceinline__ bool discover(const VyreArgs& a, u32 v, u32 from, u32 next_depth,
-                                         u64& out_edges) {
+                                         u64& out_edges, u64& degree) {
     if (PRECHECK) {
         if (a.depth[v] != VYRE_UNREACHED) return false;
         if (atomicCAS(&a.depth[v], VYRE_UNREACHED, next_depth) != VYRE_UNREACHED) return false;
         a.parent[v] = from;
-        out_edges += out_degree(a, v);
+        degree = out_degree(a, v);
+        out_edges += degree;
         return true;
     }
     const u64 first = a.out_offsets[v];
     const u64 last = a.out_offsets[v + 1];
     if (atomicCAS(&a.depth[v], VYRE_UNREACHED, next_depth) != VYRE_UNREACHED) return false;
     a.parent[v] = from;
-    out_edges += last - first;
+    degree = last - first;
+    out_edges += degree;
     return true;
 }
 
@@ -208,6 +305,139 @@ __device__ __forceinline__ void warp_append(u32* queue, u32* cursor, bool found,
     if (lane_id() == leader) base = atomicAdd(cursor, (u32)__popc(mask));
     base = __shfl_sync(VYRE_FULL_MASK, base, leader);
     if (found) queue[base + __popc(mask & lanes_below())] = v;
+}
+
+// ---- pieces -----------------------------------------------------------------
+//
+// A frontier vertex of at least VYRE_LIGHT_DEGREE out-edges is cut into
+// pieces of at most VYRE_PIECE_EDGES edges, so that the edges of a few hubs
+// spread over the whole grid. Piece k of v is the pair (v, k) in the work
+// array. Two lists can be built at once (the fused kernel builds the next
+// frontier's while it expands the current one's): list 0 grows up from the
+// start of the array, list 1 down from its end. Two disjoint frontiers have
+// at most n + m / 1024 pieces together, which the work array holds.
+
+struct VyrePieces {
+    u32 list;      // 0 or 1
+    u32* count;    // pieces in the list (the append cursor)
+};
+
+__device__ __forceinline__ u32* piece_slot(const VyreArgs& a, u32 list, u64 index) {
+    const u64 pair = list == 0 ? index : a.work_words / 2 - 1 - index;
+    return a.work + 2 * pair;
+}
+
+__device__ __forceinline__ u32 pieces_of(u64 degree) {
+    return degree < VYRE_LIGHT_DEGREE ? 0u
+                                      : (u32)((degree + VYRE_PIECE_EDGES - 1) / VYRE_PIECE_EDGES);
+}
+
+// Append the pieces of the lanes' vertices (`degree` 0 for none) to `to`,
+// one atomic per warp. All 32 lanes must call it together.
+__device__ __forceinline__ void warp_append_pieces(const VyreArgs& a, VyrePieces to, u64 degree,
+                                                   u32 v) {
+    const u32 mine = pieces_of(degree);
+    if (__ballot_sync(VYRE_FULL_MASK, mine != 0) == 0) return;
+    const u32 inclusive = warp_inclusive_sum(mine);
+    const u32 total = __shfl_sync(VYRE_FULL_MASK, inclusive, 31);
+    u32 base = 0;
+    if (lane_id() == 0) base = atomicAdd(to.count, total);
+    base = __shfl_sync(VYRE_FULL_MASK, base, 0) + inclusive - mine;
+    for (u32 k = 0; k < mine; ++k) {
+        u32* slot = piece_slot(a, to.list, (u64)base + k);
+        slot[0] = v;
+        slot[1] = k;
+    }
+}
+
+// ---- edge-balanced expansion -------------------------------------------------
+//
+// A block's items (frontier vertices or pieces) sit in shared memory: item k
+// starts at edge row[k] of vertex src[k] and holds edges scan[k] ..
+// scan[k + 1) of their concatenation. Each thread takes one edge per round
+// and finds its item by binary search, so a block's threads share its edges
+// evenly whatever the items' sizes.
+
+struct VyreItems {
+    u32* src;      // capacity entries
+    u64* row;      // capacity entries
+    u64* scan;     // capacity + 1 entries
+};
+
+// The largest k < count with scan[k] <= e: the item holding edge e (empty
+// items before it share its scan value and lose to it).
+__device__ __forceinline__ u32 item_of(const u64* scan, u32 count, u64 e) {
+    u32 lo = 0, hi = count;
+    while (hi - lo > 1) {
+        const u32 mid = (lo + hi) >> 1;
+        if (scan[mid] <= e) lo = mid; else hi = mid;
+    }
+    return lo;
+}
+
+// Expand edges [from, to) of the block's `count` items. With EMIT, the
+// vertices discovered are cut into pieces for the next level (`next`).
+// Every thread must call it.
+template <bool PRECHECK, bool EMIT>
+__device__ void expand_items(const VyreArgs& a, VyreItems items, u32 count, u64 from, u64 to,
+                             u32* queue_out, u32* cursor, u32 next_depth, VyrePieces next,
+                             u64& examined, u64& out_edges) {
+    for (u64 base = from; base < to; base += blockDim.x) {
+        const u64 e = base + threadIdx.x;
+        bool found = false;
+        u32 v = 0;
+        u64 degree = 0;
+        if (e < to) {
+            const u32 k = item_of(items.scan, count, e);
+            v = a.out_targets[items.row[k] + (e - items.scan[k])];
+            ++examined;
+            found = discover<PRECHECK>(a, v, items.src[k], next_depth, out_edges, degree);
+        }
+        warp_append(queue_out, cursor, found, v);
+        if (EMIT) warp_append_pieces(a, next, found ? degree : 0, v);
+    }
+}
+
+// Expand pieces [first, last) of `list` (written earlier in this launch, so
+// read through L2) in tiles of blockDim pieces. Every thread must call it.
+template <bool PRECHECK, bool EMIT>
+__device__ void expand_pieces(const VyreArgs& a, u32 list, u64 first, u64 last, VyreItems items,
+                              u32* queue_out, u32* cursor, u32 next_depth, VyrePieces next,
+                              u64& examined, u64& out_edges) {
+    const u32 t = threadIdx.x;
+    for (u64 tile = first; tile < last; tile += blockDim.x) {
+        const u64 j = tile + t;
+        u32 v = 0;
+        u64 start = 0, len = 0;
+        if (j < last) {
+            const u32* slot = piece_slot(a, list, j);
+            v = __ldcg(slot);
+            const u64 k = __ldcg(slot + 1);
+            const u64 end = a.out_offsets[v + 1];
+            start = a.out_offsets[v] + k * VYRE_PIECE_EDGES;
+            len = end - start < VYRE_PIECE_EDGES ? end - start : VYRE_PIECE_EDGES;
+        }
+        items.src[t] = v;
+        items.row[t] = start;
+        block_exclusive_scan(len, items.scan);
+        expand_items<PRECHECK, EMIT>(a, items, blockDim.x, 0, items.scan[blockDim.x], queue_out,
+                                     cursor, next_depth, next, examined, out_edges);
+        __syncthreads();
+    }
+}
+
+// Write one level record: the fields, then (after they are visible to the
+// host) the epoch that tells the host the record is complete.
+__device__ void write_record(VyreLevelRecord* slot, u32 level, u32 frontier_in, u32 frontier_out,
+                             u64 out_edges, u64 examined, u32 epoch) {
+    volatile VyreLevelRecord* r = slot;
+    r->level = level;
+    r->frontier_in = frontier_in;
+    r->frontier_out = frontier_out;
+    r->frontier_out_edges = out_edges;
+    r->edges_examined = examined;
+    __threadfence_system();
+    r->epoch = epoch;
 }
 
 // Epilogue of every per-wave level kernel; every block calls it once, with
@@ -230,19 +460,22 @@ __device__ void finish_level(const VyreArgs& a, u64 examined, u64 out_edges, u64
     volatile VyreControl* vc = c;
     const u32 next_len = vc->next_len[0];
     const u64 next_edges = vc->out_edges[0];
-    VyreLevelRecord r;
-    r.level = a.level;
-    r.frontier_in = vc->cur_len;
-    r.frontier_out = next_len;
-    r.epoch = a.epoch;
-    r.frontier_out_edges = next_edges;
-    r.edges_examined = vc->examined[0];
-    a.history[a.history_index] = r;
+    const bool stop = next_len == 0 || next_edges > a.band_max_frontier_edges;
+    const u32 frontier_in = vc->cur_len;
     vc->cur_len = next_len;
+    vc->cur_edges = next_edges;
+    vc->levels_run = a.history_index + 1;
+    if (stop) vc->stop_epoch = a.epoch;
+    const u64 examined_all = vc->examined[0];
     vc->next_len[0] = 0;
     vc->out_edges[0] = 0;
     vc->examined[0] = 0;
+    vc->work_ticket = 0;
+    vc->work_done = 0;
+    vc->piece_count[0] = 0;
     vc->blocks_done = 0;
-    vc->levels_run = a.history_index + 1;
-    if (next_len == 0 || next_edges > a.band_max_frontier_edges) vc->stop_epoch = a.epoch;
+    // Last: once the host sees the record it may enqueue nothing more, and
+    // the next level of the chain must see the stop flag (kernel order).
+    write_record(&a.history[a.history_index], a.level, frontier_in, next_len, next_edges,
+                 examined_all, a.epoch);
 }

@@ -20,14 +20,18 @@ extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_init_search(co
 }
 
 // The `aux` sources already copied into queue_out become depth 0, their own
-// parents, and the current frontier. Runs after vyre_init_search and after
-// the control block was zeroed.
+// parents, and the current frontier (with its out-edges in cur_edges). Runs
+// after vyre_init_search and after the control block was zeroed.
 extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_seed_sources(const VyreArgs a) {
+    u64 edges = 0, unused_a = 0, unused_b = 0;
     for (u64 i = global_thread(); i < a.aux; i += grid_threads()) {
         const u32 v = a.queue_out[i];
         a.depth[v] = 0;
         a.parent[v] = v;
+        edges += out_degree(a, v);
     }
+    block_sum3(edges, unused_a, unused_b);
+    if (threadIdx.x == 0 && edges != 0) atomicAdd(&a.control->cur_edges, edges);
     if (global_thread() == 0) a.control->cur_len = a.aux;
 }
 

@@ -81,6 +81,17 @@ inline void __syncthreads() {
                      "__syncthreads reached from diverged threads");
 }
 
+// Barrier that also counts the threads whose predicate is true.
+inline u32 emu_block_flags[1024];
+inline int __syncthreads_count(int pred) {
+    emu_block_flags[threadIdx.x] = pred ? 1u : 0u;
+    __syncthreads();
+    u32 count = 0;
+    for (u32 i = 0; i < blockDim.x; ++i) count += emu_block_flags[i];
+    __syncthreads();
+    return (int)count;
+}
+
 inline u32 emu_lane() { return threadIdx.x & 31u; }
 inline u32 emu_warp() { return threadIdx.x >> 5; }
 
@@ -146,6 +157,7 @@ inline T __ldg(const T* p) { return *p; }
 template <class T>
 inline T __ldcg(const T* p) { return *p; }
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 
 inline u32 atomicAdd(u32* p, u32 v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
 inline u64 atomicAdd(u64* p, u64 v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }

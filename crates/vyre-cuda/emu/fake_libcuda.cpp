@@ -42,8 +42,11 @@ struct Kernel {
 };
 
 u32 none(u32) { return 0; }
-u32 sparse_smem(u32 w) { return 20 * w + 8; }
-u32 hybrid_smem(u32 w) { return 8 * w + 8; }
+u32 sparse_smem(u32 w) {
+    const u32 capacity = 4 * w < VYRE_SMALL_FRONTIER_MAX ? 4 * w : VYRE_SMALL_FRONTIER_MAX;
+    return 20 * capacity + 8 * w + 8 * VYRE_SCAN_CHUNKS + 24;
+}
+u32 hybrid_smem(u32 w) { return 20 * w + 8; }
 u32 tile_smem(u32 w) { return 20 * w + 16; }
 
 const Kernel KERNELS[] = {
@@ -173,6 +176,7 @@ CUresult cuStreamCreate(void** s, unsigned) { *s = (void*)(intptr_t)(0x1000 + ++
 CUresult cuStreamSynchronize(void*) { return OK; }
 CUresult cuStreamDestroy_v2(void*) { return OK; }
 CUresult cuStreamWaitEvent(void*, void*, unsigned) { return OK; }
+CUresult cuStreamQuery(void*) { return OK; }
 
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* n, void* f, int width, size_t smem, unsigned) {
     const Kernel* k = (const Kernel*)f;
@@ -221,6 +225,21 @@ CUresult cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, size_t bytes, void*) {
     std::memcpy(dst, (const void*)src, bytes);
     return OK;
 }
+// Pinned host memory the emulated kernels can write: it comes from the
+// shared device mapping, so writes of the forked blocks reach the host.
+CUresult cuMemHostAlloc(void** p, size_t bytes, unsigned) {
+    CUdeviceptr d = 0;
+    const CUresult r = cuMemAllocAsync(&d, bytes, nullptr);
+    *p = (void*)d;
+    return r;
+}
+CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr* d, void* p, unsigned flags) {
+    if (flags != 0 || !inside((CUdeviceptr)p, 1)) return INVALID_VALUE;
+    *d = (CUdeviceptr)p;
+    return OK;
+}
+CUresult cuMemFreeHost(void* p) { return cuMemFreeAsync((CUdeviceptr)p, nullptr); }
+
 CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char v, size_t bytes, void*) {
     if (!inside(dst, bytes)) return INVALID_VALUE;
     std::memset((void*)dst, v, bytes);

@@ -122,6 +122,36 @@ static std::vector<Graph> corpus() {
         for (u32 v = 61; v < 100; ++v) e.push_back({v - 1, v});
         gs.push_back(make_graph("disconnected", 130, e, true));
     }
+    {  // broom: path 0-1, vertex 1 joined to 8 hubs of 300 leaves; a tail off one leaf
+        std::vector<std::pair<u32, u32>> e;
+        e.push_back({0, 1});
+        u32 next = 2;
+        for (u32 h = 0; h < 8; ++h) {
+            const u32 hub = next++;
+            e.push_back({1, hub});
+            for (u32 l = 0; l < 300; ++l) e.push_back({hub, next++});
+        }
+        for (u32 k = 0; k < 20; ++k, ++next) e.push_back({next - 1, next});
+        gs.push_back(make_graph("broom 8x300", next, e, true));
+    }
+    {  // hubs among light vertices: vertex 0 joined to 8 hubs and 600 light vertices
+        // (more than a 64-wide block scans in shared memory), light ones in a ring
+        std::vector<std::pair<u32, u32>> e;
+        u32 next = 1;
+        std::vector<u32> light;
+        for (u32 k = 0; k < 608; ++k) {
+            const u32 v = next++;
+            e.push_back({0, v});
+            if (k % 76 == 5) {
+                for (u32 l = 0; l < 200; ++l) e.push_back({v, next++});
+            } else {
+                light.push_back(v);
+            }
+        }
+        for (size_t k = 0; k < light.size(); ++k) e.push_back({light[k], light[(k + 1) % light.size()]});
+        for (u32 k = 0; k < 100; ++k) e.push_back({light[k * 5], next++});
+        gs.push_back(make_graph("hubs among 600 light", next, e, true));
+    }
     gs.push_back(make_graph("one vertex", 1, {}, true));
     gs.push_back(make_graph("no edges", 70, {}, true));
     return gs;
@@ -173,7 +203,8 @@ struct Backend {
     EmuDevice dev;
     const Graph* g = nullptr;
     u64 *out_off, *in_off;
-    u32 *out_tgt, *in_tgt, *depth, *parent, *queue[2], *bitmap[2], *control, *history;
+    u32 *out_tgt, *in_tgt, *depth, *parent, *queue[2], *bitmap[2], *control, *history, *work;
+    u64 work_words = 0;
     // search state
     u32 level = 0, frontier_len = 0, cur_queue = 0, cur_bitmap = 0, epoch = 0;
     bool bitmap_form = false;
@@ -195,6 +226,8 @@ struct Backend {
         a.bitmap_out = bitmap[1];
         a.control = (VyreControl*)control;
         a.history = (VyreLevelRecord*)history;
+        a.work = work;
+        a.work_words = work_words;
         a.band_max_frontier_edges = ~0ull;
         a.vertex_count = g->out.n();
         a.max_levels = 1;
@@ -230,6 +263,9 @@ struct Backend {
         bitmap[1] = dev.alloc<u32>(bwords);
         control = dev.alloc<u32>(64);
         history = dev.alloc<u32>(HISTORY_LEVELS * 8);
+        // DeviceLayout::work_bytes: 2n + ceil(m / 512) + 1024 words.
+        work_words = 2 * (u64)n + (e + 511) / 512 + 1024;
+        work = dev.alloc<u32>(work_words);
         std::memset(control, 0, 256);
         return emu_launch(vyre_init_search, setup_blocks(n), 64, base());
     }
@@ -257,6 +293,7 @@ struct Backend {
         epoch = epoch + 1 == 0 ? 1 : epoch + 1;
         VyreArgs a = base();
         a.epoch = epoch;
+        for (u32 i = 0; i < max_levels && i < HISTORY_LEVELS; ++i) history[8 * i + 3] = 0;
         a.band_max_frontier_edges = band;
         const u32 n = g->out.n();
         if (is_bitmap(t) && !bitmap_form) {
@@ -317,6 +354,13 @@ struct Backend {
         }
         if (control[18] != 0 || control[19] != 0 || control[32] != 0)
             fail("blocks_done/conv_cursor/bar_count not clear after the command");
+        for (u32 i = 22; i < 27; ++i) {
+            // work_ticket, work_done, piece_count[3]
+            if (control[i] != 0) fail("control word %u is %u after the command", i, control[i]);
+        }
+        const u64 cur_edges = control[20] | ((u64)control[21] << 32);
+        if (cur_edges != out.back().out_edges)
+            fail("cur_edges %llu but the last record says %llu", cur_edges, out.back().out_edges);
         const u32 run = (u32)out.size();
         level += run;
         frontier_len = out.back().frontier_out;
@@ -368,6 +412,11 @@ static void search(Backend& b, const Graph& g, const std::vector<u32>& sources, 
         Choice c = choose(wave, b.level);
         const u32 level0 = b.level, len0 = b.frontier_len;
         u32 blocks = c.blocks ? c.blocks : std::min<u32>(std::max<u32>((slots(c.t, len0, n) + width - 1) / width, 1), 6);
+        if (!c.blocks && (c.t == Sparse || c.t == Hybrid)) {
+            // Edge-balanced levels get blocks for their edges, as the backend sizes them.
+            const u64 per = 4ull * width;
+            blocks = std::max<u32>(blocks, (u32)std::min<u64>((oe[level0] + per - 1) / per, 6));
+        }
         if (c.t == Fused && !c.blocks) blocks = std::min<u32>(std::max<u32>((len0 + width - 1) / width, 1), 4);
         const u32 later = c.t == Fused ? blocks : std::min<u32>(std::max<u32>((slots(c.t, n, n) + width - 1) / width, 1), 6);
         auto recs = b.run(c.t, c.max_levels, c.band, width, blocks, later);

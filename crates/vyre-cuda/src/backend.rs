@@ -25,8 +25,9 @@ pub struct CudaBackend {
     device: Device,
     graph: Option<DeviceGraph>,
     search: Option<SearchState>,
-    /// Number of the current command within the search (never 0): kernels
-    /// of a chain stop once the control block's stop flag holds it.
+    /// Number of the current command (never 0, never reused before it
+    /// wraps): kernels of a chain stop once the control block's stop flag
+    /// holds it, and the host knows a level record is this command's by it.
     epoch: u32,
     events: EventPool,
 }
@@ -136,6 +137,10 @@ impl Backend for CudaBackend {
         check_sources(sources, n)?;
         self.search = None;
         let count = sources.len() as u32;
+        let source_edges: u64 = sources
+            .iter()
+            .map(|&s| graph.graph.out_edges().degree(s))
+            .sum();
         stream
             .memset_zeros(&mut graph.control)
             .map_err(during("control block clear"))?;
@@ -150,8 +155,7 @@ impl Backend for CudaBackend {
         let kernels = &self.device.kernels;
         self.setup_launch(&kernels.init_search, u64::from(n), &args)?;
         self.setup_launch(&kernels.seed_sources, u64::from(count), &args)?;
-        self.epoch = 0;
-        self.search = Some(SearchState::start(count));
+        self.search = Some(SearchState::start(count, source_edges));
         Ok(())
     }
 
@@ -169,6 +173,7 @@ impl Backend for CudaBackend {
             history_levels: graph.layout.max_levels_per_command,
             resident_threads: self.device.resident_threads,
             vertex_count: graph.layout.vertex_count,
+            edge_count: graph.layout.edge_count,
         };
         let plan = plan_command(command, &limits, &state)?;
         let epoch = self.next_epoch();
@@ -183,8 +188,12 @@ impl Backend for CudaBackend {
             epoch,
         ) {
             Ok(outcome) => {
-                self.search =
-                    Some(state.after(command.topology, outcome.levels_run, outcome.frontier_len));
+                self.search = Some(state.after(
+                    command.topology,
+                    outcome.levels_run,
+                    outcome.frontier_len,
+                    outcome.frontier_edges,
+                ));
                 Ok(outcome.report)
             }
             Err(e) => {

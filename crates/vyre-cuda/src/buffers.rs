@@ -1,5 +1,7 @@
 //! The device buffers of one uploaded graph and its search state, allocated
-//! exactly as the [`DeviceLayout`] lists them.
+//! exactly as the [`DeviceLayout`] lists them. The level history is the one
+//! entry held in host memory (pinned and mapped into the device, which
+//! writes it directly); it is counted with the rest.
 
 use std::sync::Arc;
 
@@ -9,6 +11,7 @@ use vyre_graph::{Csr, Graph};
 
 use crate::args::{CONTROL_WORDS, KernelArgs};
 use crate::error::during;
+use crate::records::HostRecords;
 
 /// One CSR direction on the device.
 pub(crate) struct DeviceCsr {
@@ -19,6 +22,8 @@ pub(crate) struct DeviceCsr {
 /// Every buffer of one uploaded graph.
 pub(crate) struct DeviceGraph {
     pub layout: DeviceLayout,
+    /// The graph itself, for host-side figures (the sources' out-edges).
+    pub graph: Arc<Graph>,
     pub out_edges: DeviceCsr,
     /// Reverse CSR (directed graphs); `None` when bottom-up kernels read the
     /// out-edges.
@@ -27,8 +32,12 @@ pub(crate) struct DeviceGraph {
     pub parent: CudaSlice<u32>,
     pub queues: [CudaSlice<u32>; 2],
     pub bitmaps: [CudaSlice<u32>; 2],
+    /// Scratch of device-wide scans and heavy-vertex pieces
+    /// ([`DeviceLayout::work_bytes`]).
+    pub work: CudaSlice<u32>,
     pub control: CudaSlice<u32>,
-    pub history: CudaSlice<u32>,
+    /// The level history, in mapped host memory the kernels write.
+    pub records: HostRecords,
     /// Bytes of all of the above.
     pub bytes: u64,
 }
@@ -82,8 +91,8 @@ fn alloc<T: DeviceRepr>(
     // SAFETY: the memory is uninitialised; every buffer is written before it
     // is read: graph arrays by the copies below, depth and parent by
     // vyre_init_search, control by a memset, queues and bitmaps by the level
-    // or conversion that produces a frontier, history by the level that
-    // records it (the host checks each record's epoch).
+    // or conversion that produces a frontier, the work array by the level
+    // that uses it (each kernel reads only what it wrote in the same launch).
     unsafe { stream.alloc::<T>(len) }.map_err(during("device allocation"))
 }
 
@@ -111,7 +120,7 @@ impl DeviceGraph {
     /// and control are initialised by the caller (a kernel and a memset).
     pub(crate) fn upload(
         stream: &Arc<CudaStream>,
-        graph: &Graph,
+        graph: &Arc<Graph>,
         layout: &DeviceLayout,
     ) -> Result<Self, BackendError> {
         check_layout(graph, layout)?;
@@ -135,10 +144,12 @@ impl DeviceGraph {
                 alloc(stream, layout.bitmap_bytes())?,
                 alloc(stream, layout.bitmap_bytes())?,
             ],
+            work: alloc(stream, layout.work_bytes())?,
             control,
-            history: alloc(stream, layout.history_bytes())?,
+            records: HostRecords::new(stream, layout.max_levels_per_command)?,
             bytes: 0,
             layout: *layout,
+            graph: Arc::clone(graph),
         };
         debug_assert_eq!(this.control.len(), CONTROL_WORDS);
         Ok(Self {
@@ -156,8 +167,9 @@ impl DeviceGraph {
             + words(&self.parent)
             + self.queues.iter().map(words).sum::<u64>()
             + self.bitmaps.iter().map(words).sum::<u64>()
+            + words(&self.work)
             + words(&self.control)
-            + words(&self.history)
+            + self.records.bytes()
     }
 
     /// Arguments with every buffer of this graph filled in; the queue and
@@ -178,8 +190,10 @@ impl DeviceGraph {
             bitmap_in: ptr32(&self.bitmaps[0]),
             bitmap_out: ptr32(&self.bitmaps[1]),
             control: ptr32(&self.control),
-            history: ptr32(&self.history),
+            history: self.records.device_ptr(),
+            work: ptr32(&self.work),
             band_max_frontier_edges: u64::MAX,
+            work_words: self.work.len() as u64,
             vertex_count: self.layout.vertex_count,
             level: 0,
             history_index: 0,

@@ -4,6 +4,8 @@
 use vyre_driver::backend::{BackendError, FrontierForm, WaveCommand, frontier_form_of, slots_for};
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology as Topology;
 
+use crate::kernels::EDGE_ROUNDS;
+
 /// The device limits a command is checked against.
 #[derive(Clone, Debug, Eq, PartialEq)]
 pub(crate) struct DeviceLimits {
@@ -23,6 +25,8 @@ pub(crate) struct DeviceLimits {
     pub resident_threads: u32,
     /// Vertices of the uploaded graph.
     pub vertex_count: u32,
+    /// Stored edges of the uploaded graph.
+    pub edge_count: u64,
 }
 
 /// Where the search stands, as the backend tracked it.
@@ -32,6 +36,8 @@ pub(crate) struct SearchState {
     pub level: u32,
     /// Vertices in the current frontier.
     pub frontier_len: u32,
+    /// Out-edges of the current frontier.
+    pub frontier_edges: u64,
     /// Form the current frontier is held in.
     pub form: FrontierForm,
     /// Which of the two queues holds the frontier when it is a queue.
@@ -41,11 +47,13 @@ pub(crate) struct SearchState {
 }
 
 impl SearchState {
-    /// The state `begin_search` leaves: the sources queued in queue 0.
-    pub(crate) fn start(sources: u32) -> Self {
+    /// The state `begin_search` leaves: the sources (with `edges`
+    /// out-edges) queued in queue 0.
+    pub(crate) fn start(sources: u32, edges: u64) -> Self {
         Self {
             level: 0,
             frontier_len: sources,
+            frontier_edges: edges,
             form: FrontierForm::Queue,
             queue: 0,
             bitmap: 0,
@@ -53,13 +61,21 @@ impl SearchState {
     }
 
     /// The state after a command of `topology` ran `levels` levels (at least
-    /// one), the last of which discovered `frontier_len` vertices.
-    pub(crate) fn after(self, topology: Topology, levels: u32, frontier_len: u32) -> Self {
+    /// one), the last of which discovered `frontier_len` vertices with
+    /// `frontier_edges` out-edges.
+    pub(crate) fn after(
+        self,
+        topology: Topology,
+        levels: u32,
+        frontier_len: u32,
+        frontier_edges: u64,
+    ) -> Self {
         let form = frontier_form_of(topology);
         let flip = (levels & 1) as usize;
         Self {
             level: self.level.saturating_add(levels),
             frontier_len,
+            frontier_edges,
             form,
             queue: if form == FrontierForm::Queue {
                 self.queue ^ flip
@@ -83,7 +99,9 @@ pub(crate) struct CommandPlan {
     pub convert_to: Option<FrontierForm>,
     /// Block width of every level (the command's, rounded up to whole warps).
     pub width: u32,
-    /// Blocks of the first (or only, or fused) launch.
+    /// Blocks of the first (or only, or fused) launch: the command's grid,
+    /// widened for edge-balanced topologies to the blocks the frontier's
+    /// out-edges can use (their kernels use no more than that).
     pub first_blocks: u32,
     /// Blocks of every later level of a chain. Their frontier is only known
     /// on the device, so they launch enough blocks to fill the device (never
@@ -164,15 +182,37 @@ pub(crate) fn plan_command(
             limits.history_levels
         )));
     }
-    let first_blocks = u32::try_from(blocks).unwrap_or(u32::MAX);
+    let asked = u32::try_from(blocks).unwrap_or(u32::MAX);
     let width = launch.workgroup_size_x.div_ceil(32) * 32;
-    let largest_level =
-        slots_for(command.topology, limits.vertex_count, limits.vertex_count).div_ceil(width);
     let fill = (limits.resident_threads / width).max(1);
     let cap = if launch.max_workgroups == 0 {
-        first_blocks
+        asked
     } else {
         launch.max_workgroups
+    };
+    let balanced = edge_balanced(command.topology);
+    // Edge-balanced kernels spread a frontier's edges over as many blocks as
+    // they fill (a few hubs need many blocks though they are few slots), up
+    // to a device-full.
+    let edge_blocks = |edges: u64| {
+        let blocks = edges.div_ceil(EDGE_ROUNDS * u64::from(width));
+        u32::try_from(blocks).unwrap_or(u32::MAX)
+    };
+    let first_blocks = if balanced {
+        asked.max(
+            edge_blocks(state.frontier_edges)
+                .min(fill)
+                .min(cap)
+                .min(limits.max_grid),
+        )
+    } else {
+        asked
+    };
+    let slots = slots_for(command.topology, limits.vertex_count, limits.vertex_count);
+    let largest_level = if balanced {
+        slots.div_ceil(width).max(edge_blocks(limits.edge_count))
+    } else {
+        slots.div_ceil(width)
     };
     let want = frontier_form_of(command.topology);
     Ok(CommandPlan {
@@ -182,6 +222,15 @@ pub(crate) fn plan_command(
         later_blocks: largest_level.min(fill).min(cap).min(limits.max_grid).max(1),
         levels,
     })
+}
+
+/// Whether `topology`'s kernel shares its frontier's edges evenly over its
+/// blocks (and so wants blocks for edges, not frontier vertices).
+fn edge_balanced(topology: Topology) -> bool {
+    matches!(
+        topology,
+        Topology::SparseFrontier | Topology::HybridFrontier
+    )
 }
 
 #[cfg(test)]
@@ -199,6 +248,7 @@ mod tests {
             history_levels: 16,
             resident_threads: 4 * 2048,
             vertex_count: 100_000,
+            edge_count: 1_000_000,
         }
     }
 
@@ -223,6 +273,7 @@ mod tests {
         SearchState {
             level: 3,
             frontier_len: 10,
+            frontier_edges: 20,
             form: FrontierForm::Queue,
             queue: 1,
             bitmap: 0,
@@ -291,6 +342,59 @@ mod tests {
     }
 
     #[test]
+    fn a_chain_after_its_first_level_never_launches_more_than_a_device_full() {
+        // The engine caps later levels at max_compute_workgroups_per_dimension
+        // (2^31 - 1 on CUDA); a no-op launch that large took 5 s on an H200.
+        let mut c = command(Topology::SparseFrontier);
+        c.max_levels = 2;
+        c.launch.max_workgroups = i32::MAX as u32;
+        let huge = DeviceLimits {
+            max_grid: i32::MAX as u32,
+            vertex_count: u32::MAX,
+            edge_count: u64::MAX,
+            ..limits()
+        };
+        let plan = plan_command(&c, &huge, &state()).unwrap();
+        assert_eq!(plan.later_blocks, 32, "4 SMs x 2048 threads / 256");
+    }
+
+    #[test]
+    fn edge_balanced_levels_get_blocks_for_their_edges() {
+        let l = limits();
+        // 8 hubs: 9 frontier vertices (1 block of 256 by slots) but 160,000
+        // edges, which fill 157 blocks of 4 rounds; the device holds 32.
+        let hubs = SearchState {
+            frontier_len: 10,
+            frontier_edges: 160_000,
+            ..state()
+        };
+        for topology in [Topology::SparseFrontier, Topology::HybridFrontier] {
+            let mut c = command(topology);
+            c.launch.dispatch_grid = [1, 1, 1];
+            c.launch.max_workgroups = u32::MAX;
+            assert_eq!(plan_command(&c, &l, &hubs).unwrap().first_blocks, 32);
+            // Capped by max_workgroups.
+            c.launch.max_workgroups = 20;
+            assert_eq!(plan_command(&c, &l, &hubs).unwrap().first_blocks, 20);
+            // Never fewer than asked.
+            c.launch.dispatch_grid = [40, 1, 1];
+            assert_eq!(plan_command(&c, &l, &hubs).unwrap().first_blocks, 40);
+            // 3000 edges need 3 blocks.
+            let few = SearchState {
+                frontier_edges: 3000,
+                ..hubs
+            };
+            c.launch.dispatch_grid = [1, 1, 1];
+            assert_eq!(plan_command(&c, &l, &few).unwrap().first_blocks, 3);
+        }
+        // Other topologies launch what they are asked.
+        let mut c = command(Topology::WarpSparseFrontier);
+        c.launch.dispatch_grid = [1, 1, 1];
+        c.launch.max_workgroups = u32::MAX;
+        assert_eq!(plan_command(&c, &l, &hubs).unwrap().first_blocks, 1);
+    }
+
+    #[test]
     fn bad_commands_are_refused_with_typed_errors() {
         let l = limits();
         let mut c = command(Topology::SparseFrontier);
@@ -347,14 +451,15 @@ mod tests {
     #[test]
     fn the_frontier_moves_between_buffers_by_level_parity() {
         let s = state();
-        let odd = s.after(Topology::HybridFrontier, 3, 7);
+        let odd = s.after(Topology::HybridFrontier, 3, 7, 70);
         assert_eq!(
-            (odd.level, odd.frontier_len, odd.queue, odd.bitmap),
-            (6, 7, 0, 0)
+            (odd.level, odd.frontier_len, odd.frontier_edges),
+            (6, 7, 70)
         );
-        let even = s.after(Topology::FusedWave, 2, 5);
+        assert_eq!((odd.queue, odd.bitmap), (0, 0));
+        let even = s.after(Topology::FusedWave, 2, 5, 50);
         assert_eq!((even.queue, even.form), (1, FrontierForm::Queue));
-        let dense = s.after(Topology::BlockDenseFrontier, 1, 9);
+        let dense = s.after(Topology::BlockDenseFrontier, 1, 9, 90);
         assert_eq!(
             (dense.queue, dense.bitmap, dense.form),
             (1, 1, FrontierForm::Bitmap)

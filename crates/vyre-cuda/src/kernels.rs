@@ -62,16 +62,36 @@ impl Kernels {
     }
 }
 
-/// Dynamic shared memory of `vyre_sparse`: scan (width + 1) and row starts
-/// (width) as u64, sources (width) as u32.
-pub(crate) fn sparse_shared_bytes(width: u32) -> u32 {
-    20 * width + 8
+/// Rounds of a block's width in edges that an edge-balanced level gives each
+/// block (`VYRE_BLOCK_EDGE_ROUNDS`): its kernels use at most
+/// `ceil(E / (EDGE_ROUNDS * width))` blocks for a frontier of `E` out-edges.
+pub(crate) const EDGE_ROUNDS: u64 = 4;
+
+/// Most frontier vertices one `vyre_sparse` block scans in shared memory
+/// (`VYRE_SMALL_FRONTIER_MAX`).
+const SMALL_FRONTIER_MAX: u32 = 1024;
+
+/// Most chunks of `vyre_sparse`'s device-wide scan (`VYRE_SCAN_CHUNKS`).
+const SCAN_CHUNKS: u32 = 256;
+
+/// Frontier vertices one `vyre_sparse` block of `width` threads scans in
+/// shared memory (`sparse_capacity()`).
+pub(crate) fn sparse_capacity(width: u32) -> u32 {
+    (4 * width).min(SMALL_FRONTIER_MAX)
 }
 
-/// Dynamic shared memory of `vyre_hybrid` and `vyre_fused`: heavy and
-/// medium lists (width u32 each) and two counts.
+/// Dynamic shared memory of `vyre_sparse`: scan (capacity + 1), row starts
+/// (capacity), a block scan (width + 1) and chunk bases (SCAN_CHUNKS + 1) as
+/// u64, sources (capacity) as u32.
+pub(crate) fn sparse_shared_bytes(width: u32) -> u32 {
+    20 * sparse_capacity(width) + 8 * width + 8 * SCAN_CHUNKS + 24
+}
+
+/// Dynamic shared memory of `vyre_hybrid` and `vyre_fused`: a tile of
+/// pieces as items: scan (width + 1) and row starts (width) as u64, sources
+/// (width) as u32.
 pub(crate) fn hybrid_shared_bytes(width: u32) -> u32 {
-    8 * width + 8
+    20 * width + 8
 }
 
 /// Dynamic shared memory of `vyre_block_dense`: next-frontier words (width)
@@ -155,6 +175,15 @@ mod tests {
         assert_eq!(Launch::setup(257, 100).blocks, 2);
         assert_eq!(Launch::setup(1 << 40, 100).blocks, 100);
         assert_eq!(Launch::setup(10, 0).blocks, 1);
+    }
+
+    #[test]
+    fn sparse_scans_up_to_four_widths_in_shared_memory() {
+        assert_eq!(sparse_capacity(64), 256);
+        assert_eq!(sparse_capacity(256), 1024);
+        assert_eq!(sparse_capacity(1024), 1024);
+        // Width 64: 20 * 256 + 512 + 2048 + 24.
+        assert_eq!(sparse_shared_bytes(64), 7704);
     }
 
     #[test]

@@ -29,6 +29,7 @@ mod device;
 mod error;
 mod kernels;
 mod ptx_cache;
+mod records;
 mod source;
 mod timing;
 mod wave;

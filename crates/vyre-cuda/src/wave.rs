@@ -1,28 +1,44 @@
 //! Running one [`WaveCommand`]: frontier conversion, the level launches
-//! (per-wave, chained, or one fused cooperative launch), and the single
-//! readback of what they recorded.
+//! (per-wave, chained, or one fused cooperative launch), one
+//! synchronisation, and the records the kernels wrote into mapped host
+//! memory.
+//!
+//! A chain is enqueued at most [`RUN_AHEAD`] levels ahead of the last level
+//! the device reported done: the host reads each record as it lands, stops
+//! enqueuing once a level ended the chain, and so never fills the stream
+//! with launches that would only find the stop flag set.
 
 use std::time::Instant;
 
-use cudarc::driver::CudaFunction;
-use vyre_driver::backend::{BackendError, FrontierForm, WaveCommand, WaveReport, frontier_form_of};
+use cudarc::driver::{CudaFunction, CudaStream, sys};
+use vyre_driver::backend::{
+    BackendError, FrontierForm, LEVEL_RECORD_BYTES, LevelRecord, WaveCommand, WaveReport,
+    frontier_form_of,
+};
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology as Topology;
 
-use crate::args::{CONTROL_WORDS, ControlState, RECORD_WORDS, decode_records};
 use crate::buffers::DeviceGraph;
 use crate::command::{CommandPlan, SearchState};
 use crate::device::Device;
-use crate::error::during;
+use crate::error::{driver_error, during};
 use crate::kernels::{
     Kernels, Launch, block_dense_shared_bytes, hybrid_shared_bytes, launch, sparse_shared_bytes,
 };
+use crate::records::{HostRecords, inconsistent, stops};
 use crate::timing::{EventPool, MAX_EVENTS};
+
+/// Levels of a chain that may be enqueued beyond the last one the device
+/// reported done. Enough to keep the device busy while the host notices a
+/// level finish (a mapped write and a poll, about a microsecond); at most
+/// this many launches follow a level that stopped the chain.
+const RUN_AHEAD: u32 = 3;
 
 /// What a command left behind, for the backend's search state.
 pub(crate) struct CommandOutcome {
     pub report: WaveReport,
     pub levels_run: u32,
     pub frontier_len: u32,
+    pub frontier_edges: u64,
 }
 
 /// The per-wave kernel of `topology` and its dynamic shared memory at
@@ -38,8 +54,8 @@ fn level_kernel(kernels: &Kernels, topology: Topology, width: u32) -> (&CudaFunc
     }
 }
 
-/// Enqueue `command` (planned as `plan`) on the device, read back once, and
-/// report.
+/// Enqueue `command` (planned as `plan`) on the device, wait for it once,
+/// and report.
 pub(crate) fn run_command(
     device: &Device,
     graph: &mut DeviceGraph,
@@ -52,28 +68,31 @@ pub(crate) fn run_command(
     let started = Instant::now();
     let stream = &device.stream;
     let fused = command.topology == Topology::FusedWave;
-    let per_level_timing = !fused && plan.levels as usize + 2 <= MAX_EVENTS;
-    let last_event = if per_level_timing {
-        plan.levels as usize + 1
+    // Event 0 opens the command, the next closes the conversion (if any),
+    // then one closes each level (per-wave) or the launch (fused).
+    let converting = plan.convert_to.is_some();
+    let first_level_event = usize::from(converting);
+    let per_level_timing = !fused && plan.levels as usize + first_level_event < MAX_EVENTS;
+    let most_events = if per_level_timing {
+        first_level_event + plan.levels as usize + 1
     } else {
-        1
+        first_level_event + 2
     };
-    events.reserve(&device.ctx, last_event + 1)?;
+    events.reserve(&device.ctx, most_events)?;
+    graph.records.clear(plan.levels);
     events.record(0, stream)?;
 
     let setup_cap = device.sm_count.saturating_mul(16);
     // [current, other] device addresses.
     let queues = [0, 1].map(|i| graph.queue_ptr(stream, state.queue ^ i));
     let bitmaps = [0, 1].map(|i| graph.bitmap_ptr(stream, state.bitmap ^ i));
-    let queue = |i: usize| queues[i];
-    let bitmap = |i: usize| bitmaps[i];
     let mut args = graph.base_args(stream);
     args.epoch = epoch;
     args.band_max_frontier_edges = command.band_max_frontier_edges;
     match plan.convert_to {
         Some(FrontierForm::Bitmap) => {
-            args.queue_in = queue(0);
-            args.bitmap_out = bitmap(0);
+            args.queue_in = queues[0];
+            args.bitmap_out = bitmaps[0];
             let items = u64::from(state.frontier_len);
             stream
                 .memset_zeros(&mut graph.bitmaps[state.bitmap])
@@ -82,22 +101,22 @@ pub(crate) fn run_command(
             launch(stream, &device.kernels.queue_to_bitmap, conv, &args, false)?;
         }
         Some(FrontierForm::Queue) => {
-            args.bitmap_in = bitmap(0);
-            args.queue_out = queue(0);
+            args.bitmap_in = bitmaps[0];
+            args.queue_out = queues[0];
             let words = u64::from(graph.layout.vertex_count).div_ceil(32);
             let conv = Launch::setup(words, setup_cap);
             launch(stream, &device.kernels.bitmap_to_queue, conv, &args, false)?;
         }
         None => {}
     }
-    if per_level_timing {
+    if converting {
         events.record(1, stream)?;
     }
 
     let (kernel, shared_bytes) = level_kernel(&device.kernels, command.topology, plan.width);
-    if fused {
-        args.queue_in = queue(0);
-        args.queue_out = queue(1);
+    let launched = if fused {
+        args.queue_in = queues[0];
+        args.queue_out = queues[1];
         args.level = command.level;
         args.history_index = 0;
         args.max_levels = plan.levels;
@@ -107,13 +126,20 @@ pub(crate) fn run_command(
             shared_bytes,
         };
         launch(stream, kernel, grid, &args, true)?;
+        plan.levels
     } else {
-        for i in 0..plan.levels {
+        let mut pacer = Pacer::new(&graph.records, epoch, command.band_max_frontier_edges);
+        let mut launched = 0;
+        while launched < plan.levels {
+            if !pacer.may_enqueue(launched, stream)? {
+                break;
+            }
+            let i = launched;
             let parity = (i & 1) as usize;
-            args.queue_in = queue(parity);
-            args.queue_out = queue(parity ^ 1);
-            args.bitmap_in = bitmap(parity);
-            args.bitmap_out = bitmap(parity ^ 1);
+            args.queue_in = queues[parity];
+            args.queue_out = queues[parity ^ 1];
+            args.bitmap_in = bitmaps[parity];
+            args.bitmap_out = bitmaps[parity ^ 1];
             args.level = command.level.saturating_add(i);
             args.history_index = i;
             let grid = Launch {
@@ -126,81 +152,149 @@ pub(crate) fn run_command(
                 shared_bytes,
             };
             launch(stream, kernel, grid, &args, false)?;
+            launched += 1;
             if per_level_timing {
-                events.record(i as usize + 2, stream)?;
+                events.record(first_level_event + launched as usize, stream)?;
             }
         }
-    }
-    if !per_level_timing {
-        events.record(1, stream)?;
-    }
+        launched
+    };
+    let last_event = if per_level_timing {
+        first_level_event + launched as usize
+    } else {
+        events.record(first_level_event + 1, stream)?;
+        first_level_event + 1
+    };
+    stream.synchronize().map_err(during("synchronize"))?;
 
-    let (mut levels, readback_bytes) = read_levels(device, graph, plan.levels, epoch)?;
+    let mut levels = collect_records(&graph.records, epoch, launched)?;
     let device_ns = events.elapsed_ns(0, last_event)?;
     if per_level_timing {
         for (i, level) in levels.iter_mut().enumerate() {
-            level.device_ns = Some(events.elapsed_ns(i + 1, i + 2)?);
+            let before = first_level_event + i;
+            level.device_ns = Some(events.elapsed_ns(before, before + 1)?);
         }
     }
+    let last = levels
+        .last()
+        .copied()
+        .ok_or_else(|| inconsistent("a command recorded no level".to_owned()))?;
+    if !fused && levels.len() < launched as usize && !stops(&last, command.band_max_frontier_edges)
+    {
+        return Err(inconsistent(format!(
+            "{} of {launched} enqueued levels recorded, the last without stopping the chain",
+            levels.len()
+        )));
+    }
     let levels_run = u32::try_from(levels.len()).unwrap_or(u32::MAX);
-    let frontier_len = levels.last().map_or(0, |l| l.frontier_out);
     Ok(CommandOutcome {
         report: WaveReport {
-            levels,
             frontier: Some(frontier_form_of(command.topology)),
             wall_ns: u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX),
             device_ns: Some(device_ns),
-            readback_bytes,
+            readback_bytes: u64::from(levels_run) * LEVEL_RECORD_BYTES,
+            levels,
         },
         levels_run,
-        frontier_len,
+        frontier_len: last.frontier_out,
+        frontier_edges: last.frontier_out_edges,
     })
 }
 
-/// Read the records of the levels that ran: one copy for a single level;
-/// for a multi-level command the control block first (how many ran), then
-/// just those records.
-fn read_levels(
-    device: &Device,
-    graph: &DeviceGraph,
-    max_levels: u32,
+/// The records of the levels that ran: those of `0..launched` that carry
+/// this command's epoch, which must be a leading run (a level runs only
+/// after the one before it recorded).
+fn collect_records(
+    records: &HostRecords,
     epoch: u32,
-) -> Result<(Vec<vyre_driver::backend::LevelRecord>, u64), BackendError> {
-    let stream = &device.stream;
-    let mut bytes = 0u64;
-    let mut control = None;
-    let count = if max_levels == 1 {
-        1
-    } else {
-        let mut words = vec![0u32; CONTROL_WORDS];
-        stream
-            .memcpy_dtoh(&graph.control, words.as_mut_slice())
-            .map_err(during("control readback"))?;
-        bytes += (CONTROL_WORDS * 4) as u64;
-        let state = ControlState::decode(&words);
-        if state.levels_run == 0 || state.levels_run > max_levels {
-            return Err(BackendError::device(format!(
-                "the device reports {} levels run for a command of at most {max_levels}. Fix: this is a bug in the vyre CUDA kernels; run under compute-sanitizer and report it.",
-                state.levels_run
-            )));
-        }
-        control = Some(state);
-        state.levels_run as usize
-    };
-    let mut words = vec![0u32; count * RECORD_WORDS];
-    stream
-        .memcpy_dtoh(&graph.history.slice(0..words.len()), words.as_mut_slice())
-        .map_err(during("level history readback"))?;
-    stream.synchronize().map_err(during("synchronize"))?;
-    bytes += (words.len() * 4) as u64;
-    let levels = decode_records(&words, count, epoch)?;
-    if let (Some(state), Some(last)) = (control, levels.last())
-        && state.cur_len != last.frontier_out
+    launched: u32,
+) -> Result<Vec<LevelRecord>, BackendError> {
+    let mut levels: Vec<LevelRecord> = Vec::with_capacity(launched.min(64) as usize);
+    while (levels.len() as u32) < launched
+        && let Some(record) = records.read(levels.len() as u32, epoch)
     {
-        return Err(BackendError::device(format!(
-            "the device's frontier length ({}) disagrees with its last level record ({}). Fix: this is a bug in the vyre CUDA kernels; run under compute-sanitizer and report it.",
-            state.cur_len, last.frontier_out
+        levels.push(record);
+    }
+    let recorded = levels.len() as u32;
+    if let Some(stray) = (recorded + 1..launched).find(|&i| records.read(i, epoch).is_some()) {
+        return Err(inconsistent(format!(
+            "level record {stray} of this command was written but record {recorded} was not"
         )));
     }
-    Ok((levels, bytes))
+    if levels.is_empty() {
+        return Err(inconsistent(format!(
+            "the device wrote no level record for command {epoch}"
+        )));
+    }
+    Ok(levels)
+}
+
+/// Decides, before each level of a chain is enqueued, whether the device
+/// has already ended the chain, waiting while the host is [`RUN_AHEAD`]
+/// levels ahead of it.
+struct Pacer<'a> {
+    records: &'a HostRecords,
+    epoch: u32,
+    band: u64,
+    /// Levels whose records the host has seen.
+    seen: u32,
+    /// Whether a seen level ended the chain.
+    stopped: bool,
+}
+
+impl<'a> Pacer<'a> {
+    fn new(records: &'a HostRecords, epoch: u32, band: u64) -> Self {
+        Self {
+            records,
+            epoch,
+            band,
+            seen: 0,
+            stopped: false,
+        }
+    }
+
+    fn take_seen(&mut self) -> bool {
+        match self.records.read(self.seen, self.epoch) {
+            Some(record) => {
+                self.stopped |= stops(&record, self.band);
+                self.seen += 1;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Whether level `next` (0-based; `next` levels are enqueued) should be
+    /// enqueued.
+    fn may_enqueue(&mut self, next: u32, stream: &CudaStream) -> Result<bool, BackendError> {
+        while self.seen < next && !self.stopped && self.take_seen() {}
+        let mut polls = 0u32;
+        while !self.stopped && next >= self.seen + RUN_AHEAD {
+            if self.take_seen() {
+                continue;
+            }
+            polls = polls.wrapping_add(1);
+            if polls.is_multiple_of(256) && stream_idle(stream)? && !self.take_seen() {
+                // Everything enqueued finished without this record: the
+                // collection after the synchronisation reports why.
+                self.stopped = true;
+            }
+            std::hint::spin_loop();
+        }
+        Ok(!self.stopped)
+    }
+}
+
+/// Whether `stream` has finished all its work; an error if it failed.
+fn stream_idle(stream: &CudaStream) -> Result<bool, BackendError> {
+    // SAFETY: the stream handle is alive (the backend owns the stream);
+    // cuStreamQuery only reads its state.
+    match unsafe { sys::cuStreamQuery(stream.cu_stream()) } {
+        sys::CUresult::CUDA_SUCCESS => Ok(true),
+        sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
+        code => Err(driver_error(
+            "stream query",
+            cudarc::driver::DriverError(code),
+        )),
+    }
 }

@@ -107,6 +107,51 @@ fn case(name: &'static str, graph: Graph, sources: Vec<Vec<u32>>) -> Case {
     }
 }
 
+/// A broom: a path 0 - 1 whose vertex 1 is joined to `hubs` hubs of
+/// `leaves` leaves each, and a path of `tail` vertices hanging off the last
+/// leaf. Searched from 0, level 2's frontier is exactly the hubs.
+pub fn broom(hubs: u32, leaves: u32, tail: u32) -> Graph {
+    let mut edges = vec![(0, 1)];
+    let mut next = 2;
+    for _ in 0..hubs {
+        let hub = next;
+        edges.push((1, hub));
+        edges.extend((hub + 1..=hub + leaves).map(|leaf| (hub, leaf)));
+        next = hub + leaves + 1;
+    }
+    edges.extend((next..next + tail).map(|v| (v - 1, v)));
+    build_graph(next + tail, &edges, BuildOptions::UNDIRECTED).expect("broom")
+}
+
+/// Vertex 0 joined to `light` light vertices (a ring, each with one extra
+/// leaf every fifth) and to `hubs` hubs of `leaves` leaves each, the hubs
+/// spread evenly among the light ones. Searched from 0, level 1's frontier
+/// holds every hub among `light` light vertices.
+pub fn hubs_among_light(light: u32, hubs: u32, leaves: u32) -> Graph {
+    let count = light + hubs;
+    let every = count / hubs.max(1);
+    let mut edges = Vec::new();
+    let mut ring = Vec::new();
+    let mut next = count + 1;
+    for v in 1..=count {
+        edges.push((0, v));
+        if hubs > 0 && v % every == every / 2 && (v / every) < hubs {
+            edges.extend((next..next + leaves).map(|leaf| (v, leaf)));
+            next += leaves;
+        } else {
+            ring.push(v);
+        }
+    }
+    for (i, &v) in ring.iter().enumerate() {
+        edges.push((v, ring[(i + 1) % ring.len()]));
+        if i % 5 == 0 {
+            edges.push((v, next));
+            next += 1;
+        }
+    }
+    build_graph(next, &edges, BuildOptions::UNDIRECTED).expect("hubs among light")
+}
+
 /// Every shape the topologies are checked on.
 pub fn corpus() -> Vec<Case> {
     let loops_and_duplicates = {
@@ -211,6 +256,18 @@ pub fn corpus() -> Vec<Case> {
             })
             .expect("kronecker"),
             vec![vec![1], vec![2, 3, 4]],
+        ),
+        case(
+            "broom",
+            broom(8, size(20_000, 300), 30),
+            vec![vec![0], vec![1, 5]],
+        ),
+        case(
+            "hubs among light",
+            // More light vertices than a block scans in shared memory (1024
+            // at width 256, 256 at width 64).
+            hubs_among_light(size(3000, 600), 8, size(20_000, 200)),
+            vec![vec![0], vec![7]],
         ),
         case(
             "one vertex",
