@@ -62,28 +62,33 @@ impl Owners {
         while (u64::from(vertex_count) >> shift) > 1 << 16 {
             shift += 1;
         }
-        let cells = (u64::from(vertex_count) >> shift) as u32 + 1;
+        let n = u64::from(vertex_count);
+        let cells = (n >> shift) + 1;
+        // The first vertex of a cell, clamped to the vertex count (in u64:
+        // the last cell may start at 2^32).
+        let cell_start = |cell: u64| (cell << shift).min(n) as u32;
         let total = cumulative(vertex_count);
         let mut bounds = vec![0u32];
         for p in 1..parts as u64 {
             let goal = total / parts as u64 * p;
             // First cell whose start reaches the goal.
-            let (mut lo, mut hi) = (*bounds.last().unwrap_or(&0) >> shift, cells);
+            let (mut lo, mut hi) = (u64::from(*bounds.last().unwrap_or(&0)) >> shift, cells);
             while lo < hi {
                 let mid = lo + (hi - lo) / 2;
-                if cumulative((mid << shift).min(vertex_count)) < goal {
+                if cumulative(cell_start(mid)) < goal {
                     lo = mid + 1;
                 } else {
                     hi = mid;
                 }
             }
-            bounds.push((lo << shift).min(vertex_count));
+            bounds.push(cell_start(lo));
         }
         bounds.push(vertex_count);
         let mut table = vec![0u16; cells as usize];
         for (p, w) in bounds.windows(2).enumerate() {
-            for cell in (w[0] >> shift)..(w[1].div_ceil(1 << shift)).min(cells) {
-                if cell << shift >= w[0] {
+            let (first, last) = (u64::from(w[0]), u64::from(w[1]));
+            for cell in (first >> shift)..last.div_ceil(1 << shift).min(cells) {
+                if cell << shift >= first {
                     table[cell as usize] = p as u16;
                 }
             }
@@ -261,4 +266,27 @@ pub(super) fn scatter<S: EdgeSource + ?Sized>(
         scratch: counts,
         targets,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn owners_cover_every_vertex_even_near_u32_max() {
+        for n in [0u32, 1, 5, 1000, 65_537, 1 << 20, u32::MAX - 3, u32::MAX] {
+            for parts in [1usize, 3, 8] {
+                let owners = Owners::new(n, parts, u64::from);
+                let ranges: Vec<_> = owners.ranges().collect();
+                assert_eq!(ranges.len(), parts);
+                assert_eq!(ranges.first().map(|r| r.start), Some(0));
+                assert_eq!(ranges.last().map(|r| r.end), Some(n as usize));
+                assert!(ranges.windows(2).all(|w| w[0].end == w[1].start));
+                let probes = [0, 1, n / 3, n / 2, n.saturating_sub(2), n.saturating_sub(1)];
+                for v in probes.into_iter().filter(|&v| v < n) {
+                    assert!(ranges[owners.of(v)].contains(&(v as usize)), "n {n}, v {v}");
+                }
+            }
+        }
+    }
 }
