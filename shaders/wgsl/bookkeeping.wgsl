@@ -2,19 +2,30 @@
 // kernel used to calibrate launch overhead.
 //
 // History buffer layout: words [0, 4 * L) are the timestamp area (two u64
-// per level, resolved there at the end of a command; until then words 0..2
-// hold the indirect dispatch arguments of the next level), then one record
-// of four words per level from C_RECORD_BASE:
+// per level, resolved there at the end of a command), then one record of four
+// words per level from C_RECORD_BASE:
 // frontier_in, frontier_out, frontier_out_edges, edges_examined.
 // A record whose frontier_in is 0 belongs to a level that did not run.
+//
+// Dispatch arguments (x, y, z, pad) of the level about to run, read by its
+// indirect dispatches (keep in sync with crates/vyre-wgpu/src/control.rs):
+// the level kernel at word 0, Sparse's chunk scan at word 4, Hybrid's piece
+// dispatch at word 8. A level that does not run gets zero workgroups in all.
 
 @group(1) @binding(0) var<storage, read_write> history: array<u32>;
+@group(1) @binding(1) var<storage, read_write> dispatch_args: array<u32>;
+
+const ARGS_LEVEL: u32 = 0u;
+const ARGS_SCAN: u32 = 4u;
+const ARGS_PIECES: u32 = 8u;
 
 // Slot kinds (C_SLOT_KIND), mirroring vyre_driver::backend::slots_for.
 const SLOTS_WARP: u32 = 0u;        // WARP_LANES per frontier vertex
 const SLOTS_FRONTIER: u32 = 1u;    // one per frontier vertex
 const SLOTS_VERTICES: u32 = 2u;    // one per vertex of the graph
 const SLOTS_WORDS: u32 = 3u;       // one per 32-vertex bitmap word
+const SLOTS_SPARSE: u32 = 4u;      // Sparse: sized by the frontier's edges
+const SLOTS_HYBRID: u32 = 5u;      // Hybrid: one per frontier vertex, plus pieces
 
 fn level_slots(kind: u32, count: u32, n: u32) -> u32 {
     switch kind {
@@ -24,36 +35,62 @@ fn level_slots(kind: u32, count: u32, n: u32) -> u32 {
             }
             return count * 32u;
         }
-        case 1u: { return count; }
         case 2u: { return n; }
-        default: { return (n + 31u) / 32u; }
+        case 3u: { return (n + 31u) / 32u; }
+        default: { return count; }
     }
 }
 
-// Decide whether level C_CHAIN_INDEX runs, size its dispatch, open its record
-// and zero its counters.
+fn set_args(at: u32, groups: u32) {
+    dispatch_args[at] = groups;
+    dispatch_args[at + 1u] = 1u;
+    dispatch_args[at + 2u] = 1u;
+}
+
+// Decide whether level C_CHAIN_INDEX runs, size its dispatches, open its
+// record and zero its counters.
 fn open_level() {
     let k = ctl(C_CHAIN_INDEX);
     let count = ctl(C_CUR_COUNT);
+    let edges = ctl(C_CUR_EDGES);
     var stopped = ctl(C_STOPPED);
-    if stopped == 0u && (count == 0u || (k > 0u && ctl(C_CUR_EDGES) > ctl(C_BAND_MAX))) {
+    if stopped == 0u && (count == 0u || (k > 0u && edges > ctl(C_BAND_MAX))) {
         stopped = 1u;
         atomicStore(&control[C_STOPPED], 1u);
     }
     var groups = 0u;
+    var scan_groups = 0u;
+    var piece_groups = 0u;
     if stopped == 0u {
-        let slots = level_slots(ctl(C_SLOT_KIND), count, ctl(C_VERTEX_COUNT));
+        let kind = ctl(C_SLOT_KIND);
         let width = ctl(C_WIDTH);
-        groups = min(slots / width + select(0u, 1u, slots % width != 0u), ctl(C_MAX_WORKGROUPS));
+        let cap = ctl(C_MAX_WORKGROUPS);
+        if kind == SLOTS_SPARSE {
+            // Equal shares of the edges, each at least WG * EDGES_PER_LANE
+            // edges and no smaller than the scan every workgroup repeats.
+            var entries = count;
+            if count > SCAN_CAP {
+                entries = div_ceil(count, sparse_chunk(count));
+                scan_groups = min(entries, cap);
+            }
+            groups = min(div_ceil(edges, max(width * EDGES_PER_LANE, entries)), cap);
+        } else {
+            let slots = level_slots(kind, count, ctl(C_VERTEX_COUNT));
+            groups = min(div_ceil(slots, width), cap);
+        }
+        if kind == SLOTS_HYBRID && edges > PIECE_EDGES {
+            piece_groups = max(min(div_ceil(edges, PIECE_DISPATCH_EDGES), cap), 1u);
+        }
         groups = max(groups, 1u);
         history[ctl(C_RECORD_BASE) + 4u * k] = count;
         atomicStore(&control[C_NEXT_COUNT], 0u);
         atomicStore(&control[C_NEXT_EDGES], 0u);
         atomicStore(&control[C_EXAMINED], 0u);
+        atomicStore(&control[C_PIECES], 0u);
     }
-    history[0] = groups;
-    history[1] = 1u;
-    history[2] = 1u;
+    set_args(ARGS_LEVEL, groups);
+    set_args(ARGS_SCAN, scan_groups);
+    set_args(ARGS_PIECES, piece_groups);
 }
 
 // Close the record of level C_CHAIN_INDEX; its discoveries become the frontier.

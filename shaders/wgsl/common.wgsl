@@ -4,6 +4,23 @@
 // Workgroup width, set per pipeline (the engine picks it for every wave).
 override WG: u32 = 64u;
 
+// Set by Rust for every pipeline (crates/vyre-wgpu/src/kernels.rs), from one
+// source of truth there:
+// - SCAN_CAP: most entries one workgroup scans in workgroup memory. A Sparse
+//   frontier of at most SCAN_CAP vertices is scanned by every workgroup of
+//   its one dispatch; a larger one is scanned in chunks first.
+// - PIECE_EDGES: most edges of one heavy-vertex piece of a Hybrid level
+//   (vyre_driver::backend::WORK_PIECE_EDGES).
+override SCAN_CAP: u32 = 2048u;
+override PIECE_EDGES: u32 = 1024u;
+
+// Edges each invocation of a Sparse expansion takes, at least: a workgroup's
+// share of the frontier's edges is max(WG * EDGES_PER_LANE, scanned entries).
+const EDGES_PER_LANE: u32 = 4u;
+// Frontier edges per workgroup of a Hybrid level's piece dispatch (an upper
+// bound of its pieces is frontier edges / (PIECE_EDGES / 2)).
+const PIECE_DISPATCH_EDGES: u32 = 2048u;
+
 const UNREACHED: u32 = 0xffffffffu;
 
 // Control block words (keep in sync with crates/vyre-wgpu/src/control.rs).
@@ -13,7 +30,7 @@ const C_NEXT_EDGES: u32 = 2u;     // out-edges of the vertices discovered this l
 const C_EXAMINED: u32 = 3u;       // edges looked at this level
 const C_LEVEL: u32 = 4u;          // depth of the current frontier
 const C_STOPPED: u32 = 5u;        // 1 once a chain stopped (empty frontier or out of band)
-const C_CUR_EDGES: u32 = 6u;      // out-edges of the current frontier
+const C_PIECES: u32 = 6u;         // heavy-vertex pieces appended this level (Hybrid)
 const C_CONV_COUNT: u32 = 7u;     // bitmap-to-queue append cursor
 const C_CHAIN_INDEX: u32 = 8u;    // index of the level within the running command
 const C_SLOT_KIND: u32 = 9u;      // how a level's slots are counted (see level_begin)
@@ -24,6 +41,10 @@ const C_VERTEX_COUNT: u32 = 16u;  // vertices of the graph
 const C_OUT_PER_SEG: u32 = 17u;   // edges per out-edge segment
 const C_IN_PER_SEG: u32 = 18u;    // edges per in-edge segment
 const C_RECORD_BASE: u32 = 19u;   // first word of the level records in the history buffer
+// Out-edges of the current frontier: kept across commands (seed_sources sets
+// it, every level's close updates it), so that even a command's first level
+// can be sized by its edges on the device.
+const C_CUR_EDGES: u32 = 20u;
 
 @group(0) @binding(0) var<storage, read_write> control: array<atomic<u32>, 64>;
 @group(0) @binding(1) var<storage, read> out_offsets: array<u32>;
@@ -34,6 +55,10 @@ const C_RECORD_BASE: u32 = 19u;   // first word of the level records in the hist
 @group(0) @binding(6) var<storage, read_write> queue_out: array<u32>;
 @group(0) @binding(7) var<storage, read_write> bitmap_in: array<atomic<u32>>;
 @group(0) @binding(8) var<storage, read_write> bitmap_out: array<atomic<u32>>;
+// Scratch of the top-down kernels: Sparse's chunk scans (per-vertex offsets
+// within a chunk, then the chunk totals) or Hybrid's heavy-vertex pieces
+// (vertex, first edge). Sized by DeviceLayout::work_bytes.
+@group(0) @binding(9) var<storage, read_write> work: array<u32>;
 
 // Edge arrays larger than one binding are split into segments of equal size
 // (the last holds the rest). Unused segment bindings repeat segment 0.
@@ -100,6 +125,16 @@ fn out_degree(v: u32) -> u32 {
     return out_offsets[v + 1u] - out_offsets[v];
 }
 
+fn div_ceil(a: u32, b: u32) -> u32 {
+    return a / b + select(0u, 1u, a % b != 0u);
+}
+
+// Frontier vertices per chunk of a Sparse frontier larger than SCAN_CAP: a
+// multiple of SCAN_CAP small enough that there are at most SCAN_CAP chunks.
+fn sparse_chunk(count: u32) -> u32 {
+    return SCAN_CAP * div_ceil(count, SCAN_CAP * SCAN_CAP);
+}
+
 // Workgroups and lanes of a dispatch of any shape, as one linear range.
 fn group_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
     return wid.x + nwg.x * (wid.y + nwg.y * wid.z);
@@ -111,6 +146,32 @@ fn group_total(nwg: vec3<u32>) -> u32 {
 
 fn lane_total(nwg: vec3<u32>) -> u32 {
     return min(group_total(nwg), 0xffffffffu / WG) * WG;
+}
+
+// Inclusive prefix sums of one value per invocation, left in w_scan; returns
+// the workgroup total. Only the first `used` invocations may hold a
+// non-zero value (fewer steps for small scans). Call from every invocation,
+// in uniform control flow.
+var<workgroup> w_scan: array<u32, WG>;
+var<workgroup> w_total: u32;
+
+fn workgroup_scan(lid: u32, value: u32, used: u32) -> u32 {
+    workgroupBarrier();
+    w_scan[lid] = value;
+    workgroupBarrier();
+    for (var offset = 1u; offset < used; offset <<= 1u) {
+        var add = 0u;
+        if lid >= offset {
+            add = w_scan[lid - offset];
+        }
+        workgroupBarrier();
+        w_scan[lid] += add;
+        workgroupBarrier();
+    }
+    if lid == 0u {
+        w_total = w_scan[max(min(used, WG), 1u) - 1u];
+    }
+    return workgroupUniformLoad(&w_total);
 }
 
 // Per-invocation counters, reduced per workgroup by flush_counters.

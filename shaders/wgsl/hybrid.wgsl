@@ -1,14 +1,33 @@
-// HybridFrontier: light frontier vertices (at most LIGHT_DEGREE out-edges)
-// are expanded by their own invocation; heavy ones are collected in
-// workgroup memory and expanded by the whole workgroup together, so no
-// invocation walks a long adjacency list alone.
+// HybridFrontier: each frontier vertex is expanded by as many invocations as
+// its degree needs.
+// - Light (at most LIGHT_DEGREE out-edges): by its own invocation.
+// - Mid (up to PIECE_EDGES): gathered per workgroup chunk; the whole
+//   workgroup walks their edges together through a scan of their degrees.
+// - Heavy (more than PIECE_EDGES): cut into pieces of at most PIECE_EDGES
+//   edges, appended as (vertex, first edge) to the work array, and expanded
+//   by the second dispatch (`hybrid_pieces`), one workgroup per piece, so
+//   that a frontier of a hundred hubs is spread over hundreds of workgroups.
+//
+// level_begin/level_advance size the piece dispatch on the device from the
+// frontier's edges (it strides when the pieces outnumber its workgroups).
 
-const LIGHT_DEGREE: u32 = 64u;
+const LIGHT_DEGREE: u32 = 32u;
 
-var<workgroup> h_heavy: array<u32, WG>;
-var<workgroup> h_heavy_len: atomic<u32>;
-var<workgroup> h_heavy_count: u32;
+var<workgroup> h_mid: array<u32, WG>;
+var<workgroup> h_mid_len: atomic<u32>;
+var<workgroup> h_mid_count: u32;
 var<workgroup> h_count: u32;
+var<workgroup> h_piece: vec3<u32>;   // vertex, first edge, end edge
+
+// Piece j of `u` starts at edge `start + j * PIECE_EDGES`.
+fn append_pieces(u: u32, start: u32, degree: u32) {
+    let pieces = div_ceil(degree, PIECE_EDGES);
+    let first = atomicAdd(&control[C_PIECES], pieces);
+    for (var j = 0u; j < pieces; j += 1u) {
+        work[2u * (first + j)] = u;
+        work[2u * (first + j) + 1u] = start + j * PIECE_EDGES;
+    }
+}
 
 @compute @workgroup_size(WG)
 fn hybrid(
@@ -22,41 +41,106 @@ fn hybrid(
     let count = workgroupUniformLoad(&h_count);
     let next_depth = ctl(C_LEVEL) + 1u;
     let per = ctl(C_OUT_PER_SEG);
-    let chunks = count / WG + select(0u, 1u, count % WG != 0u);
+    let chunks = div_ceil(count, WG);
     for (var c = group_index(wid, nwg); c < chunks; c += group_total(nwg)) {
         if lid == 0u {
-            atomicStore(&h_heavy_len, 0u);
+            atomicStore(&h_mid_len, 0u);
         }
         workgroupBarrier();
         let i = c * WG + lid;
         if i < count {
             let u = queue_in[i];
             let start = out_offsets[u];
-            let end = out_offsets[u + 1u];
-            if end - start <= LIGHT_DEGREE {
-                for (var e = start; e < end; e += 1u) {
+            let degree = out_offsets[u + 1u] - start;
+            if degree <= LIGHT_DEGREE {
+                for (var e = start; e < start + degree; e += 1u) {
                     push_visit(u, out_edge(e, per), next_depth);
                 }
-                p_examined += end - start;
+                p_examined += degree;
+            } else if degree <= PIECE_EDGES {
+                h_mid[atomicAdd(&h_mid_len, 1u)] = u;
             } else {
-                h_heavy[atomicAdd(&h_heavy_len, 1u)] = u;
+                append_pieces(u, start, degree);
             }
         }
         workgroupBarrier();
         if lid == 0u {
-            h_heavy_count = atomicLoad(&h_heavy_len);
+            h_mid_count = atomicLoad(&h_mid_len);
         }
-        let heavy = workgroupUniformLoad(&h_heavy_count);
-        for (var j = 0u; j < heavy; j += 1u) {
-            let u = h_heavy[j];
-            let start = out_offsets[u];
-            let end = out_offsets[u + 1u];
-            for (var e = start + lid; e < end; e += WG) {
-                push_visit(u, out_edge(e, per), next_depth);
-                p_examined += 1u;
+        let mid = workgroupUniformLoad(&h_mid_count);
+        if mid != 0u {
+            var degree = 0u;
+            if lid < mid {
+                degree = out_degree(h_mid[lid]);
+            }
+            let total = workgroup_scan(lid, degree, mid);
+            var j = 0u;
+            for (var base = 0u; base < total; base += WG) {
+                let k = base + lid;
+                if k < total {
+                    // First j with w_scan[j] > k; owners never decrease.
+                    var top = mid - 1u;
+                    while j < top {
+                        let m = (j + top) / 2u;
+                        if w_scan[m] > k {
+                            top = m;
+                        } else {
+                            j = m + 1u;
+                        }
+                    }
+                    var before = 0u;
+                    if j > 0u {
+                        before = w_scan[j - 1u];
+                    }
+                    let u = h_mid[j];
+                    push_visit(u, out_edge(out_offsets[u] + k - before, per), next_depth);
+                }
+                if base % (2u * WG) != 0u && total - base > WG {
+                    flush_appends(lid);
+                }
+            }
+            if lid == 0u {
+                p_examined += total;
             }
         }
         flush_appends(lid);
+    }
+    flush_counters(lid, false);
+}
+
+@compute @workgroup_size(WG)
+fn hybrid_pieces(
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    if lid == 0u {
+        h_count = atomicLoad(&control[C_PIECES]);
+    }
+    let pieces = workgroupUniformLoad(&h_count);
+    let next_depth = ctl(C_LEVEL) + 1u;
+    let per = ctl(C_OUT_PER_SEG);
+    for (var p = group_index(wid, nwg); p < pieces; p += group_total(nwg)) {
+        if lid == 0u {
+            let v = work[2u * p];
+            let first = work[2u * p + 1u];
+            h_piece = vec3<u32>(v, first, first + min(PIECE_EDGES, out_offsets[v + 1u] - first));
+        }
+        let piece = workgroupUniformLoad(&h_piece);
+        let u = piece.x;
+        let last = piece.z;
+        for (var base = piece.y; base < last; base += WG) {
+            let e = base + lid;
+            if e < last {
+                push_visit(u, out_edge(e, per), next_depth);
+            }
+            if (base - piece.y) % (2u * WG) != 0u || last - base <= WG {
+                flush_appends(lid);
+            }
+        }
+        if lid == 0u {
+            p_examined += last - piece.y;
+        }
     }
     flush_counters(lid, false);
 }

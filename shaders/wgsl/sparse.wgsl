@@ -1,13 +1,142 @@
-// SparseFrontier: edge-balanced top-down push. A workgroup takes a chunk of
-// WG frontier vertices, scans their degrees in workgroup memory, and its
-// invocations walk the chunk's edges in strides of WG, finding each edge's
-// vertex by binary search in the scan. Discoveries are appended atomically.
+// SparseFrontier: device-wide edge-balanced top-down push. The frontier's
+// out-edges, concatenated in queue order, are split into equal shares, one
+// per workgroup of the dispatch, whatever the degrees: a frontier of a few
+// hubs is expanded by as many workgroups as a frontier of many light
+// vertices with the same edges. Each invocation finds the owner of an edge
+// by binary search in a prefix scan of the degrees.
+//
+// - At most SCAN_CAP frontier vertices: one dispatch (`sparse`). Every
+//   workgroup scans the whole frontier's degrees in workgroup memory, then
+//   expands its share.
+// - More: `sparse_scan` first writes, per chunk of sparse_chunk(count)
+//   vertices, each vertex's inclusive offset within its chunk to work[i] and
+//   the chunk's total to work[count + c]. `sparse` then scans the (at most
+//   SCAN_CAP) chunk totals in workgroup memory, finds an edge's chunk there
+//   and its vertex by binary search in the chunk's offsets.
+//
+// level_begin/level_advance size both dispatches on the device: the scan by
+// the chunk count, the expansion by the frontier's edges (C_CUR_EDGES). The
+// expansion splits the edge total its own scan finds, so a wrong estimate
+// costs balance, never correctness.
 
-var<workgroup> s_scan: array<u32, WG>;   // inclusive prefix sums of degrees
-var<workgroup> s_start: array<u32, WG>;  // first edge of each chunk vertex
-var<workgroup> s_vertex: array<u32, WG>;
+var<workgroup> s_scan: array<u32, SCAN_CAP>;  // inclusive prefix of one tile's entries
 var<workgroup> s_count: u32;
-var<workgroup> s_total: u32;
+
+// Weight of scan entry `i`: the degree of frontier vertex i, or (chunked) the
+// edge total of chunk i written by sparse_scan.
+fn entry_weight(i: u32, chunked: bool, count: u32) -> u32 {
+    if chunked {
+        return work[count + i];
+    }
+    return out_degree(queue_in[i]);
+}
+
+// Inclusive prefix sums of entries [first, first + len) (len <= SCAN_CAP)
+// into s_scan[0, len); returns their total. Each invocation sums a block of
+// consecutive entries, the blocks are scanned across the workgroup, and each
+// invocation adds its block's offset. Uniform control flow only.
+fn scan_tile(lid: u32, first: u32, len: u32, chunked: bool, count: u32) -> u32 {
+    let per = max(div_ceil(len, WG), 1u);
+    let lo = min(lid * per, len);
+    let hi = min(lo + per, len);
+    var sum = 0u;
+    for (var j = lo; j < hi; j += 1u) {
+        sum += entry_weight(first + j, chunked, count);
+        s_scan[j] = sum;
+    }
+    let total = workgroup_scan(lid, sum, div_ceil(len, per));
+    let carry = w_scan[lid] - sum;
+    for (var j = lo; j < hi; j += 1u) {
+        s_scan[j] += carry;
+    }
+    workgroupBarrier();
+    return total;
+}
+
+// The owner searches below find the first j in [lo, hi) whose inclusive
+// prefix exceeds edge k (the prefix at hi - 1 always does). They gallop from
+// lo, the last owner this invocation found: a hub's next edge costs one probe
+// and a light vertex's a few, never a full binary search (which would also
+// spend lavapipe's loop budget on every edge).
+
+fn owner_in_tile(lo_in: u32, hi: u32, k: u32) -> u32 {
+    var lo = lo_in;
+    var top = hi - 1u;
+    var step = 1u;
+    while lo < top {
+        let probe = lo + min(step - 1u, top - lo);
+        if s_scan[probe] > k {
+            top = probe;
+            break;
+        }
+        lo = probe + 1u;
+        step <<= 1u;
+    }
+    while lo < top {
+        let mid = (lo + top) / 2u;
+        if s_scan[mid] > k {
+            top = mid;
+        } else {
+            lo = mid + 1u;
+        }
+    }
+    return lo;
+}
+
+fn owner_in_chunk(lo_in: u32, hi: u32, k: u32) -> u32 {
+    var lo = lo_in;
+    var top = hi - 1u;
+    var step = 1u;
+    while lo < top {
+        let probe = lo + min(step - 1u, top - lo);
+        if work[probe] > k {
+            top = probe;
+            break;
+        }
+        lo = probe + 1u;
+        step <<= 1u;
+    }
+    while lo < top {
+        let mid = (lo + top) / 2u;
+        if work[mid] > k {
+            top = mid;
+        } else {
+            lo = mid + 1u;
+        }
+    }
+    return lo;
+}
+
+@compute @workgroup_size(WG)
+fn sparse_scan(
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    if lid == 0u {
+        s_count = ctl(C_CUR_COUNT);
+    }
+    let count = workgroupUniformLoad(&s_count);
+    let chunk = sparse_chunk(count);
+    let chunks = div_ceil(count, chunk);
+    for (var c = group_index(wid, nwg); c < chunks; c += group_total(nwg)) {
+        let first = c * chunk;
+        let last = min(first + chunk, count);
+        var carry = 0u;
+        for (var t = first; t < last; t += SCAN_CAP) {
+            let len = min(SCAN_CAP, last - t);
+            let total = scan_tile(lid, t, len, false, count);
+            for (var j = lid; j < len; j += WG) {
+                work[t + j] = s_scan[j] + carry;
+            }
+            carry += total;
+            workgroupBarrier();
+        }
+        if lid == 0u {
+            work[count + c] = carry;
+        }
+    }
+}
 
 @compute @workgroup_size(WG)
 fn sparse(
@@ -21,54 +150,53 @@ fn sparse(
     let count = workgroupUniformLoad(&s_count);
     let next_depth = ctl(C_LEVEL) + 1u;
     let per = ctl(C_OUT_PER_SEG);
-    let chunks = count / WG + select(0u, 1u, count % WG != 0u);
-    for (var c = group_index(wid, nwg); c < chunks; c += group_total(nwg)) {
-        let i = c * WG + lid;
-        var degree = 0u;
-        s_vertex[lid] = 0u;
-        s_start[lid] = 0u;
-        if i < count {
-            let u = queue_in[i];
-            s_vertex[lid] = u;
-            s_start[lid] = out_offsets[u];
-            degree = out_offsets[u + 1u] - out_offsets[u];
-        }
-        s_scan[lid] = degree;
-        workgroupBarrier();
-        for (var offset = 1u; offset < WG; offset <<= 1u) {
-            var add = 0u;
-            if lid >= offset {
-                add = s_scan[lid - offset];
+    let chunked = count > SCAN_CAP;
+    var chunk = 1u;
+    var entries = count;
+    if chunked {
+        chunk = sparse_chunk(count);
+        entries = div_ceil(count, chunk);
+    }
+    let total = scan_tile(lid, 0u, entries, chunked, count);
+    // This workgroup's share of the edges: [begin, end).
+    let groups = group_total(nwg);
+    let g = group_index(wid, nwg);
+    let share = total / groups;
+    let extra = total % groups;
+    let begin = g * share + min(g, extra);
+    let end = begin + share + select(0u, 1u, g < extra);
+    // The owners of one invocation's edges never decrease: each search
+    // starts at the last owner found.
+    var entry = 0u;
+    var last_vertex = 0u;
+    for (var base = begin; base < end; base += WG) {
+        let k = base + lid;
+        if k < end {
+            entry = owner_in_tile(entry, entries, k);
+            var offset = k;
+            if entry > 0u {
+                offset -= s_scan[entry - 1u];
             }
-            workgroupBarrier();
-            s_scan[lid] += add;
-            workgroupBarrier();
-        }
-        if lid == WG - 1u {
-            s_total = s_scan[lid];
-            p_examined += s_scan[lid];
-        }
-        let total = workgroupUniformLoad(&s_total);
-        for (var k = lid; k < total; k += WG) {
-            // The chunk vertex owning edge k: the first j with s_scan[j] > k.
-            var lo = 0u;
-            var hi = WG - 1u;
-            while lo < hi {
-                let mid = (lo + hi) / 2u;
-                if s_scan[mid] > k {
-                    hi = mid;
-                } else {
-                    lo = mid + 1u;
+            var vertex = entry;
+            if chunked {
+                let first = entry * chunk;
+                let hint = max(last_vertex, first);
+                vertex = owner_in_chunk(hint, min(first + chunk, count), offset);
+                last_vertex = vertex;
+                if vertex > first {
+                    offset -= work[vertex - 1u];
                 }
             }
-            var before = 0u;
-            if lo > 0u {
-                before = s_scan[lo - 1u];
-            }
-            let u = s_vertex[lo];
-            push_visit(u, out_edge(s_start[lo] + (k - before), per), next_depth);
+            let u = queue_in[vertex];
+            push_visit(u, out_edge(out_offsets[u] + offset, per), next_depth);
         }
-        flush_appends(lid);
+        // Two rounds discover at most 2 * WG vertices: the append list's size.
+        if (base - begin) % (2u * WG) != 0u || end - base <= WG {
+            flush_appends(lid);
+        }
+    }
+    if lid == 0u {
+        p_examined = end - begin;
     }
     flush_counters(lid, false);
 }

@@ -7,7 +7,7 @@ use vyre_driver::backend::{
 };
 use vyre_graph::Graph;
 
-use crate::control::COMMAND_WORDS;
+use crate::control::{C_CUR_EDGES, COMMAND_WORDS};
 use crate::errors::{ErrorSink, from_wgpu, wait_idle};
 use crate::kernels::{Kernel, Kernels};
 use crate::open::{WgpuOpenRequest, open};
@@ -88,6 +88,12 @@ impl WgpuBackend {
         words[crate::control::C_CUR_COUNT] = count;
         self.queue
             .write_buffer(&resident.control, 0, bytemuck::cast_slice(&words));
+        // seed_sources sums the sources' out-edges into it.
+        self.queue.write_buffer(
+            &resident.control,
+            (C_CUR_EDGES * 4) as u64,
+            bytemuck::bytes_of(&0u32),
+        );
         let n = resident.layout.vertex_count;
         let reset_groups = self.start_groups(n);
         let seed_groups = self.start_groups(count);

@@ -13,16 +13,38 @@ pub(crate) const COMMAND_WORDS: usize = 16;
 pub(crate) const C_VERTEX_COUNT: usize = 16;
 /// Words 16..=19 are written at upload.
 pub(crate) const GRAPH_WORDS: usize = 4;
+/// Out-edges of the current frontier, kept across commands: zeroed by the
+/// host at the start of a search, summed over the sources by `seed_sources`,
+/// updated at the end of every level.
+pub(crate) const C_CUR_EDGES: usize = 20;
+
+/// Most entries one workgroup scans in workgroup memory (the WGSL override
+/// `SCAN_CAP`): a Sparse frontier of at most this many vertices needs no
+/// chunk-scan dispatch.
+pub(crate) const SCAN_CAP: u32 = 2048;
+
+/// Bytes of the indirect dispatch arguments `level_begin`/`level_advance`
+/// write for the level about to run, carved from the end of the layout's work
+/// array (its slack of 1024 words holds them).
+pub(crate) const ARGS_BYTES: u64 = 64;
+/// Byte offset of the level kernel's arguments.
+pub(crate) const ARGS_LEVEL: u64 = 0;
+/// Byte offset of Sparse's chunk-scan arguments.
+pub(crate) const ARGS_SCAN: u64 = 16;
+/// Byte offset of Hybrid's piece-dispatch arguments.
+pub(crate) const ARGS_PIECES: u64 = 32;
 
 /// Slot kinds understood by `level_begin` (see `slots_for`).
 fn slot_kind(topology: MegakernelExecutionTopology) -> u32 {
     match topology {
         MegakernelExecutionTopology::WarpSparseFrontier => 0,
-        MegakernelExecutionTopology::SparseFrontier
-        | MegakernelExecutionTopology::HybridFrontier
-        | MegakernelExecutionTopology::FusedWave => 1,
+        MegakernelExecutionTopology::FusedWave => 1,
         MegakernelExecutionTopology::DenseFrontier => 2,
         MegakernelExecutionTopology::BlockDenseFrontier => 3,
+        // Sized by the frontier's edges, not its vertices.
+        MegakernelExecutionTopology::SparseFrontier => 4,
+        // One slot per frontier vertex, plus the heavy-vertex pieces.
+        MegakernelExecutionTopology::HybridFrontier => 5,
     }
 }
 

@@ -7,7 +7,10 @@
 
 use std::collections::HashMap;
 
+use vyre_driver::backend::WORK_PIECE_EDGES;
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
+
+use crate::control::SCAN_CAP;
 
 const COMMON: &str = include_str!("../../../shaders/wgsl/common.wgsl");
 const BOOKKEEPING: &str = include_str!("../../../shaders/wgsl/bookkeeping.wgsl");
@@ -23,9 +26,10 @@ const BLOCK_DENSE: &str = include_str!("../../../shaders/wgsl/block_dense.wgsl")
 pub(crate) const EDGE_SEGMENT_BINDINGS: u32 = 8;
 /// First binding of the out-edge segments (in-edge segments follow).
 pub(crate) const FIRST_SEGMENT_BINDING: u32 = 10;
-/// Storage buffers the kernels bind: 9 state buffers, both edge directions,
-/// and the level history.
-pub(crate) const STORAGE_BINDINGS: u32 = 9 + 2 * EDGE_SEGMENT_BINDINGS + 1;
+/// Storage buffers the bookkeeping kernels bind: 10 state buffers (the work
+/// array included), both edge directions, the level history and the dispatch
+/// arguments.
+pub(crate) const STORAGE_BINDINGS: u32 = 10 + 2 * EDGE_SEGMENT_BINDINGS + 2;
 
 /// One compute entry point.
 #[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
@@ -39,8 +43,10 @@ pub(crate) enum Kernel {
     QueueToBitmap,
     BitmapToQueue,
     WarpSparse,
+    SparseScan,
     Sparse,
     Hybrid,
+    HybridPieces,
     Dense,
     DenseClearNext,
     BlockDense,
@@ -83,8 +89,8 @@ impl Kernel {
             Self::ResetState | Self::SeedSources => Module::SearchStart,
             Self::QueueToBitmap | Self::BitmapToQueue => Module::Convert,
             Self::WarpSparse => Module::WarpSparse,
-            Self::Sparse => Module::Sparse,
-            Self::Hybrid => Module::Hybrid,
+            Self::SparseScan | Self::Sparse => Module::Sparse,
+            Self::Hybrid | Self::HybridPieces => Module::Hybrid,
             Self::Dense | Self::DenseClearNext => Module::Dense,
             Self::BlockDense => Module::BlockDense,
         }
@@ -101,8 +107,10 @@ impl Kernel {
             Self::QueueToBitmap => "queue_to_bitmap",
             Self::BitmapToQueue => "bitmap_to_queue",
             Self::WarpSparse => "warp_sparse",
+            Self::SparseScan => "sparse_scan",
             Self::Sparse => "sparse",
             Self::Hybrid => "hybrid",
+            Self::HybridPieces => "hybrid_pieces",
             Self::Dense => "dense",
             Self::DenseClearNext => "dense_clear_next",
             Self::BlockDense => "block_dense",
@@ -168,7 +176,7 @@ impl Kernels {
             storage_entry(1, true),
             storage_entry(2, true),
         ];
-        entries.extend((3..=8).map(|b| storage_entry(b, false)));
+        entries.extend((3..=9).map(|b| storage_entry(b, false)));
         entries.extend(
             (0..2 * EDGE_SEGMENT_BINDINGS).map(|i| storage_entry(FIRST_SEGMENT_BINDING + i, true)),
         );
@@ -178,7 +186,7 @@ impl Kernels {
         });
         let history_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("vyre history"),
-            entries: &[storage_entry(0, false)],
+            entries: &[storage_entry(0, false), storage_entry(1, false)],
         });
         let level_pipeline_layout =
             device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -236,7 +244,11 @@ impl Kernels {
         self.pipelines
             .entry((kernel, width))
             .or_insert_with(|| {
-                let constants = [("WG", f64::from(width))];
+                let constants = [
+                    ("WG", f64::from(width)),
+                    ("SCAN_CAP", f64::from(SCAN_CAP)),
+                    ("PIECE_EDGES", WORK_PIECE_EDGES as f64),
+                ];
                 device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: Some(kernel.entry_point()),
                     layout: Some(layout),

@@ -2,9 +2,11 @@
 //! drives (Vulkan, Metal, DX12, and lavapipe on the CPU).
 //!
 //! Five per-wave kernels, one per topology (`shaders/wgsl/`): WarpSparse
-//! (a 32-lane virtual warp per frontier vertex), Sparse (edge-balanced push
-//! through a workgroup scan of degrees), Hybrid (light vertices per
-//! invocation, heavy ones per workgroup), Dense (bottom-up per vertex) and
+//! (a 32-lane virtual warp per frontier vertex), Sparse (every workgroup
+//! expands an equal share of the frontier's out-edges, found through a scan
+//! of degrees), Hybrid (light vertices per invocation, mid-degree ones per
+//! workgroup, hubs cut into pieces spread over a second dispatch), Dense
+//! (bottom-up per vertex) and
 //! BlockDense (bottom-up by tiles of bitmap words staged in workgroup
 //! memory), plus queue/bitmap conversions and per-level bookkeeping.
 //!
@@ -21,6 +23,7 @@ mod backend;
 mod control;
 mod errors;
 mod kernels;
+mod level_steps;
 mod memory_budget;
 mod open;
 mod readback;

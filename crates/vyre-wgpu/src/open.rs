@@ -5,6 +5,7 @@ use std::time::Instant;
 use vyre_driver::backend::{BackendError, BackendKind, DeviceCapabilities};
 use vyre_driver::megakernel_execution::MegakernelDeviceCapabilities;
 
+use crate::control::SCAN_CAP;
 use crate::errors::{ErrorSink, wait_idle};
 use crate::kernels::{EDGE_SEGMENT_BINDINGS, Kernel, Kernels, STORAGE_BINDINGS};
 use crate::memory_budget::memory_budget;
@@ -12,11 +13,12 @@ use crate::memory_budget::memory_budget;
 /// Empty round trips timed at open; the median is the launch overhead.
 const CALIBRATION_ROUNDS: usize = 15;
 
-/// Workgroup memory the hungriest kernels need per invocation (Sparse: three
-/// arrays of WG words and an append list of 2 * WG; BlockDense: five arrays
-/// of WG words), plus their fixed part, in bytes.
+/// Workgroup memory the hungriest kernels need per invocation (BlockDense:
+/// five arrays of WG words; Sparse and Hybrid: a scan array of WG words and
+/// an append list of 2 * WG), plus the largest fixed part (Sparse's scan of
+/// SCAN_CAP words and a few counters), in bytes.
 const WORKGROUP_BYTES_PER_LANE: u32 = 20;
-const WORKGROUP_BYTES_FIXED: u32 = 64;
+const WORKGROUP_BYTES_FIXED: u32 = 4 * SCAN_CAP + 64;
 
 /// How to open a [`crate::WgpuBackend`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -6,7 +6,7 @@ use vyre_driver::backend::{
 };
 use vyre_graph::{Csr, Graph};
 
-use crate::control::{C_VERTEX_COUNT, graph_words};
+use crate::control::{ARGS_BYTES, C_VERTEX_COUNT, graph_words};
 use crate::kernels::{EDGE_SEGMENT_BINDINGS, FIRST_SEGMENT_BINDING, Kernels};
 use crate::upload::Uploader;
 
@@ -22,6 +22,13 @@ pub(crate) struct Resident {
     pub queues: [wgpu::Buffer; 2],
     pub bitmaps: [wgpu::Buffer; 2],
     pub history: wgpu::Buffer,
+    /// Indirect dispatch arguments of the level about to run (the last
+    /// [`ARGS_BYTES`] of the layout's work array).
+    pub dispatch_args: wgpu::Buffer,
+    /// Largest out-degree of the graph: Hybrid levels need their piece
+    /// dispatch only when it exceeds
+    /// [`vyre_driver::backend::WORK_PIECE_EDGES`].
+    pub max_out_degree: u64,
     pub staging: wgpu::Buffer,
     /// Bind group `d` reads frontier set `d` and writes set `1 - d`.
     pub state_groups: [wgpu::BindGroup; 2],
@@ -35,7 +42,8 @@ pub(crate) struct Resident {
     pub form: FrontierForm,
     /// Whether a search was started.
     pub searching: bool,
-    // Kept alive by the bind groups too; held here so they are counted.
+    // The graph and the work array: kept alive by the bind groups too, held
+    // here so that every buffer of the layout has an owner.
     _graph_buffers: Vec<wgpu::Buffer>,
 }
 
@@ -125,6 +133,7 @@ pub(crate) fn check_layout(
     for (what, bytes) in [
         ("row-offset array", layout.offsets_bytes()),
         ("per-vertex array", layout.vertex_array_bytes()),
+        ("work array", work_array_bytes(layout)),
     ] {
         if bytes > binding_limit {
             return Err(too_big(what, bytes, binding_limit));
@@ -134,6 +143,15 @@ pub(crate) fn check_layout(
         return mismatch("staging smaller than the level history".into());
     }
     Ok(())
+}
+
+/// Bytes of the work array proper: the layout's work bytes less the dispatch
+/// arguments carved from their end. The layout's 1024 words of slack beyond
+/// the scans and pieces hold the arguments, so the kernels' bound on their
+/// use of the work array (n + n / SCAN_CAP + 1 words for a chunked Sparse
+/// scan, 2 per piece for Hybrid) still holds.
+fn work_array_bytes(layout: &DeviceLayout) -> u64 {
+    layout.work_bytes() - ARGS_BYTES
 }
 
 /// One direction (out or in) of the graph on the device.
@@ -217,10 +235,16 @@ pub(crate) fn allocate(
         alloc.buffer("vyre bitmap 0", layout.bitmap_bytes(), state),
         alloc.buffer("vyre bitmap 1", layout.bitmap_bytes(), state),
     ];
+    let work = alloc.buffer("vyre work array", work_array_bytes(layout), U::STORAGE);
+    let dispatch_args = alloc.buffer(
+        "vyre dispatch arguments",
+        ARGS_BYTES,
+        U::STORAGE | U::INDIRECT,
+    );
     let history = alloc.buffer(
         "vyre level history",
         layout.history_bytes(),
-        state | U::INDIRECT | U::QUERY_RESOLVE,
+        state | U::QUERY_RESOLVE,
     );
     let staging = alloc.buffer(
         "vyre staging",
@@ -256,6 +280,7 @@ pub(crate) fn allocate(
             entry(6, &queues[1 - d]),
             entry(7, &bitmaps[d]),
             entry(8, &bitmaps[1 - d]),
+            entry(9, &work),
         ];
         for (first, dir) in [
             (FIRST_SEGMENT_BINDING, &out),
@@ -276,7 +301,7 @@ pub(crate) fn allocate(
     let history_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("vyre history"),
         layout: &kernels.history_layout,
-        entries: &[entry(0, &history)],
+        entries: &[entry(0, &history), entry(1, &dispatch_args)],
     });
     let query_set = timestamps.then(|| {
         device.create_query_set(&wgpu::QuerySetDescriptor {
@@ -285,7 +310,7 @@ pub(crate) fn allocate(
             count: levels.saturating_mul(2).min(MAX_QUERIES),
         })
     });
-    let mut graph_buffers = vec![out.offsets.clone()];
+    let mut graph_buffers = vec![out.offsets.clone(), work];
     graph_buffers.extend(out.segments.iter().cloned());
     if let Some(r) = &reverse {
         graph_buffers.push(r.offsets.clone());
@@ -299,6 +324,8 @@ pub(crate) fn allocate(
         queues,
         bitmaps,
         history,
+        dispatch_args,
+        max_out_degree: max_degree(graph.out_edges()),
         staging,
         state_groups,
         history_group,
@@ -309,6 +336,14 @@ pub(crate) fn allocate(
         searching: false,
         _graph_buffers: graph_buffers,
     })
+}
+
+fn max_degree(csr: &Csr) -> u64 {
+    csr.offsets()
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .max()
+        .unwrap_or(0)
 }
 
 fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {

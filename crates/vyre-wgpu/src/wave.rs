@@ -8,10 +8,10 @@ use vyre_driver::backend::{
     BackendError, DeviceCapabilities, FrontierForm, LevelRecord, WaveCommand, WaveReport,
     frontier_form_of,
 };
-use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
 
-use crate::control::{COMMAND_WORDS, CommandHeader};
+use crate::control::{ARGS_LEVEL, COMMAND_WORDS, CommandHeader};
 use crate::kernels::{Kernel, Kernels};
+use crate::level_steps::{Grid, LevelFacts, level_steps};
 use crate::readback::{read_staging, words_of};
 use crate::resident::Resident;
 
@@ -154,10 +154,25 @@ pub(crate) fn run(
     let begin = kernels.pipeline(device, Kernel::LevelBegin, 1);
     let advance = kernels.pipeline(device, Kernel::LevelAdvance, 1);
     let end = kernels.pipeline(device, Kernel::LevelEnd, 1);
-    let main = kernels.pipeline(device, level_kernel, width);
     let convert = conversion.map(|k| kernels.pipeline(device, k, width));
-    let clear_next = (command.topology == MegakernelExecutionTopology::DenseFrontier)
-        .then(|| kernels.pipeline(device, Kernel::DenseClearNext, width));
+    let mut steps_of = |first: bool| -> Vec<(wgpu::ComputePipeline, Grid)> {
+        level_steps(LevelFacts {
+            topology: command.topology,
+            kernel: level_kernel,
+            first,
+            frontier_len: command.frontier_len,
+            max_out_degree: resident.max_out_degree,
+        })
+        .into_iter()
+        .map(|s| (kernels.pipeline(device, s.kernel, width), s.grid))
+        .collect()
+    };
+    let first_steps = steps_of(true);
+    let later_steps = if levels > 1 {
+        steps_of(false)
+    } else {
+        Vec::new()
+    };
     let timed = resident.query_count() >= 2 * levels;
 
     let record_offset = resident.record_offset();
@@ -201,14 +216,20 @@ pub(crate) fn run(
             pass.set_bind_group(1, &resident.history_group, &[]);
             pass.dispatch_workgroups(1, 1, 1);
         }
-        let level_pipelines = clear_next.iter().chain(std::iter::once(&main));
-        for pipeline in level_pipelines {
+        let steps = if k == 0 { &first_steps } else { &later_steps };
+        for (pipeline, grid) in steps {
             pass.set_pipeline(pipeline);
-            if k == 0 {
-                let [x, y, z] = command.launch.dispatch_grid;
-                pass.dispatch_workgroups(x, y, z);
-            } else {
-                pass.dispatch_workgroups_indirect(&resident.history, 0);
+            match (k, grid) {
+                (0, Grid::Launch) => {
+                    let [x, y, z] = command.launch.dispatch_grid;
+                    pass.dispatch_workgroups(x, y, z);
+                }
+                (_, Grid::Launch) => {
+                    pass.dispatch_workgroups_indirect(&resident.dispatch_args, ARGS_LEVEL);
+                }
+                (_, Grid::Device(offset)) => {
+                    pass.dispatch_workgroups_indirect(&resident.dispatch_args, *offset);
+                }
             }
         }
         pass.set_pipeline(if k + 1 == levels { &end } else { &advance });

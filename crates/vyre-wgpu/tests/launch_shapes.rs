@@ -84,6 +84,7 @@ fn shaped_search(
         depths,
         parents,
         levels,
+        device_ns: Vec::new(),
         commands,
     }
 }

@@ -2,6 +2,8 @@
 //! wave loop, graph shapes, and checks against the reference BFS.
 #![allow(dead_code)]
 
+pub mod shapes;
+
 use std::sync::Arc;
 
 use vyre_driver::backend::{
@@ -80,6 +82,8 @@ pub struct Search {
     pub parents: Vec<u32>,
     /// (level, frontier_in, frontier_out, frontier_out_edges, edges_examined)
     pub levels: Vec<(u32, u32, u32, u64, u64)>,
+    /// Device time of each level, where the device timed it.
+    pub device_ns: Vec<Option<u64>>,
     /// Commands issued.
     pub commands: usize,
 }
@@ -99,6 +103,7 @@ pub fn search(
     let mut level = 0u32;
     let mut frontier_len = sources.len() as u32;
     let mut levels = Vec::new();
+    let mut device_ns = Vec::new();
     let mut commands = 0;
     while frontier_len > 0 {
         let topology = schedule(level);
@@ -129,6 +134,7 @@ pub fn search(
                 record.frontier_out_edges,
                 record.edges_examined,
             ));
+            device_ns.push(record.device_ns);
             level += 1;
             frontier_len = record.frontier_out;
         }
@@ -145,6 +151,7 @@ pub fn search(
         depths,
         parents,
         levels,
+        device_ns,
         commands,
     }
 }

@@ -1,0 +1,282 @@
+//! Levels whose frontier mixes hubs with light, mid-degree and degree-0
+//! vertices: the shapes SparseFrontier's device-wide edge balancing and
+//! HybridFrontier's heavy-vertex pieces are for. Frontiers both within and
+//! beyond what one workgroup scans (2048 vertices), degrees on both sides of
+//! every threshold (32 light, 1024 per piece), one level at a time and in
+//! chains sized on the device. Depths are compared with the reference BFS,
+//! parents checked, and every level's counts (vertices found, their
+//! out-edges, edges examined) compared with the reference's.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::shapes::{Tier, broom, hub_tree, tier};
+use common::{Search, TOPOLOGIES, check, open, search, upload};
+use vyre_driver::backend::{Backend, FrontierForm, LaunchShape, WaveCommand, slots_for};
+use vyre_driver::megakernel_execution::MegakernelExecutionTopology as T;
+use vyre_graph::Graph;
+use vyre_graph::bfs::reference_bfs;
+use vyre_wgpu::WgpuBackend;
+
+const TOP_DOWN: [T; 3] = [T::WarpSparseFrontier, T::SparseFrontier, T::HybridFrontier];
+
+/// Out-edges of each level's frontier in the reference search.
+fn level_edges(graph: &Graph, sources: &[u32]) -> Vec<u64> {
+    let depths = reference_bfs(graph, sources).depths;
+    let mut edges = Vec::new();
+    for v in 0..graph.vertex_count() {
+        let d = depths[v as usize];
+        if d != u32::MAX {
+            if edges.len() <= d as usize {
+                edges.resize(d as usize + 1, 0);
+            }
+            edges[d as usize] += graph.out_edges().degree(v);
+        }
+    }
+    edges
+}
+
+/// Check `result` against the reference, and for top-down topologies that
+/// every level examined exactly its frontier's out-edges.
+fn check_all(graph: &Graph, sources: &[u32], result: &Search, topology: T, what: &str) {
+    check(graph, sources, result, what);
+    if TOP_DOWN.contains(&topology) {
+        let edges = level_edges(graph, sources);
+        for &(level, _, _, _, examined) in &result.levels {
+            assert_eq!(
+                examined, edges[level as usize],
+                "{what}: level {level} edges examined"
+            );
+        }
+    }
+}
+
+/// Every topology, one level per command and in chains of 16.
+fn every_topology(backend: &mut WgpuBackend, name: &str, graph: &Arc<Graph>, sources: &[u32]) {
+    upload(backend, graph, 16);
+    for topology in TOPOLOGIES {
+        for chain in [1, 16] {
+            let result = search(backend, graph, sources, chain, &|_| topology);
+            check_all(
+                graph,
+                sources,
+                &result,
+                topology,
+                &format!("{name} / {topology:?} / chain {chain}"),
+            );
+        }
+    }
+}
+
+#[test]
+fn a_broom_whose_level_is_eight_hubs() {
+    let Some(mut backend) = open() else { return };
+    let graph = Arc::new(broom());
+    let reference = reference_bfs(&graph, &[0]).depths;
+    let hubs = (0..graph.vertex_count())
+        .filter(|&v| reference[v as usize] == 10)
+        .collect::<Vec<_>>();
+    assert_eq!(hubs.len(), 8, "level 10 is exactly the hubs");
+    assert!(hubs.iter().all(|&h| graph.out_edges().degree(h) == 20_001));
+    every_topology(&mut backend, "broom", &graph, &[0]);
+    // From a leaf: the hub level follows a one-vertex level of that hub.
+    every_topology(&mut backend, "broom from a leaf", &graph, &[77_777]);
+}
+
+#[test]
+fn hubs_mixed_with_mid_and_light_vertices_in_one_scan() {
+    let Some(mut backend) = open() else { return };
+    // 1,316 frontier vertices: one workgroup scans them all. Degrees on both
+    // sides of 32 (light) and of 1024 and 2048 (piece boundaries).
+    let tiers = [
+        tier(6, 20_000),
+        tier(300, 200),
+        tier(5, 31),
+        tier(5, 32),
+        tier(1000, 3),
+        tier(3, 1023),
+        tier(3, 1024),
+        tier(2, 2047),
+        tier(2, 2048),
+    ];
+    let graph = Arc::new(hub_tree(4, &tiers, false));
+    every_topology(&mut backend, "mixed, one scan", &graph, &[0]);
+}
+
+#[test]
+fn hubs_mixed_with_light_vertices_beyond_one_scan() {
+    let Some(mut backend) = open() else { return };
+    // 3,308 frontier vertices, then 223,000: both scanned in chunks.
+    let tiers = [tier(8, 20_000), tier(300, 200), tier(3000, 3)];
+    let graph = Arc::new(hub_tree(4, &tiers, false));
+    every_topology(&mut backend, "mixed, chunked", &graph, &[0]);
+}
+
+#[test]
+fn directed_frontiers_with_runs_of_degree_zero_vertices() {
+    let Some(mut backend) = open() else { return };
+    let shapes: [(&str, Vec<Tier>); 2] = [
+        // 208 frontier vertices.
+        ("one scan", vec![tier(100, 0), tier(8, 3000), tier(100, 0)]),
+        // 4,508 frontier vertices, whole chunks of them without out-edges.
+        (
+            "chunked",
+            vec![tier(2500, 0), tier(8, 5000), tier(1500, 2), tier(500, 0)],
+        ),
+    ];
+    for (name, tiers) in shapes {
+        let graph = Arc::new(hub_tree(3, &tiers, true));
+        assert!(!graph.is_symmetric());
+        every_topology(&mut backend, &format!("directed, {name}"), &graph, &[0]);
+    }
+}
+
+#[test]
+fn chains_across_small_and_chunked_frontiers() {
+    let Some(mut backend) = open() else { return };
+    // Levels grow past one scan and shrink back within the chain.
+    let graph = Arc::new(common::random_undirected(40_000, 70_000, 41));
+    let sources = [0, 17, 39_999];
+    let sizes = level_edges(&graph, &sources);
+    assert!(sizes.len() > 6, "a deep enough search");
+    upload(&mut backend, &graph, 32);
+    for topology in TOP_DOWN {
+        for chain in [4, 32] {
+            let result = search(&mut backend, &graph, &sources, chain, &|_| topology);
+            assert!(
+                result.levels.iter().any(|l| l.1 > 2048)
+                    && result.levels.iter().any(|l| l.1 < 2048),
+                "the search has small and chunked levels"
+            );
+            check_all(
+                &graph,
+                &sources,
+                &result,
+                topology,
+                &format!("random / {topology:?} / chain {chain}"),
+            );
+        }
+    }
+}
+
+#[test]
+fn a_frontier_of_more_than_one_scan_per_chunk() {
+    let Some(mut backend) = open() else { return };
+    // 2048 * 2048 = 4,194,304 frontier vertices is the most chunks of one
+    // scan each can hold; a larger frontier scans several per chunk.
+    let graph = Arc::new(vyre_graph::generate::star(4_200_000).expect("star"));
+    upload(&mut backend, &graph, 4);
+    let topology = T::SparseFrontier;
+    for (sources, chain) in [(vec![0], 1), (vec![123_456], 4)] {
+        let result = search(&mut backend, &graph, &sources, chain, &|_| topology);
+        assert!(result.levels.iter().any(|l| l.1 > 2048 * 2048));
+        check_all(
+            &graph,
+            &sources,
+            &result,
+            topology,
+            &format!("star 4.2M from {sources:?} / chain {chain}"),
+        );
+    }
+}
+
+/// Run a whole search with every level on `groups` workgroups of `width`
+/// (`max_workgroups` = `groups`, so device-sized levels stride too).
+fn narrow_search(
+    backend: &mut WgpuBackend,
+    graph: &Graph,
+    topology: T,
+    width: u32,
+    groups: Option<u32>,
+    chain: u32,
+) -> Search {
+    let n = graph.vertex_count();
+    backend.begin_search(&[0]).expect("search starts");
+    let (mut form, mut level, mut len) = (FrontierForm::Queue, 0u32, 1u32);
+    let mut levels = Vec::new();
+    let mut commands = 0;
+    while len > 0 {
+        let cover = slots_for(topology, len, n).max(1).div_ceil(width);
+        let grid = groups.unwrap_or(cover).min(65_535);
+        let command = WaveCommand {
+            topology,
+            frontier: form,
+            level,
+            frontier_len: len,
+            max_levels: chain,
+            launch: LaunchShape {
+                workgroup_size_x: width,
+                dispatch_grid: [grid, 1, 1],
+                slots_per_lane: 1,
+                max_workgroups: groups.unwrap_or(65_535),
+            },
+            band_max_frontier_edges: u64::MAX,
+        };
+        let report = backend.run_wave(&command).expect("wave runs");
+        commands += 1;
+        for r in &report.levels {
+            levels.push((
+                r.level,
+                r.frontier_in,
+                r.frontier_out,
+                r.frontier_out_edges,
+                r.edges_examined,
+            ));
+            level += 1;
+            len = r.frontier_out;
+        }
+        form = report.frontier.expect("form");
+    }
+    let mut depths = vec![0; n as usize];
+    let mut parents = vec![0; n as usize];
+    backend.read_depths(&mut depths).expect("depths");
+    backend.read_parents(&mut parents).expect("parents");
+    Search {
+        depths,
+        parents,
+        levels,
+        device_ns: Vec::new(),
+        commands,
+    }
+}
+
+#[test]
+fn hubs_at_every_width_and_with_few_workgroups() {
+    let Some(mut backend) = open() else { return };
+    let max_width = backend.capabilities().max_workgroup_size_x;
+    // 2,354 frontier vertices (chunked) with 4 hubs of 5,000 edges.
+    let tiers = [tier(4, 5000), tier(50, 100), tier(2300, 2)];
+    let graph = Arc::new(hub_tree(3, &tiers, false));
+    upload(&mut backend, &graph, 8);
+    // Every slot covered, one workgroup, three. An invocation handles at
+    // least edges / (width * workgroups) edges, and lavapipe ends its loops
+    // after 65,535 iterations: width 1 runs only on grids sized to the level.
+    let combos = [
+        (1, None),
+        (8, None),
+        (8, Some(1)),
+        (8, Some(3)),
+        (32, Some(1)),
+        (32, Some(3)),
+        (max_width, None),
+        (max_width, Some(1)),
+        (max_width, Some(3)),
+    ];
+    // WarpSparse is left out: one warp per frontier vertex walks the 29,600
+    // leaves of the last level in as many rounds, past lavapipe's budget on
+    // one narrow workgroup.
+    for (width, groups) in combos {
+        for topology in [T::SparseFrontier, T::HybridFrontier] {
+            let chain = if groups == Some(3) { 8 } else { 1 };
+            let result = narrow_search(&mut backend, &graph, topology, width, groups, chain);
+            check_all(
+                &graph,
+                &[0],
+                &result,
+                topology,
+                &format!("{topology:?} / width {width} / {groups:?} workgroups"),
+            );
+        }
+    }
+}
