@@ -67,13 +67,17 @@ fn open_level() {
         let cap = ctl(C_MAX_WORKGROUPS);
         if kind == SLOTS_SPARSE {
             // Equal shares of the edges, each at least WG * EDGES_PER_LANE
-            // edges and no smaller than the scan every workgroup repeats.
-            var entries = count;
-            if count > SCAN_CAP {
-                entries = div_ceil(count, sparse_chunk(count));
-                scan_groups = min(entries, cap);
+            // edges and, chunked, no fewer than the chunk totals every
+            // workgroup scans.
+            let chunk = sparse_chunk(count, edges, width);
+            atomicStore(&control[C_SPARSE_CHUNK], chunk);
+            var share = width * EDGES_PER_LANE;
+            if chunk != 0u {
+                let chunks = div_ceil(count, chunk);
+                scan_groups = min(chunks, cap);
+                share = max(share, chunks);
             }
-            groups = min(div_ceil(edges, max(width * EDGES_PER_LANE, entries)), cap);
+            groups = min(div_ceil(edges, share), cap);
         } else {
             let slots = level_slots(kind, count, ctl(C_VERTEX_COUNT));
             groups = min(div_ceil(slots, width), cap);

@@ -11,12 +11,19 @@ override WG: u32 = 64u;
 //   its one dispatch; a larger one is scanned in chunks first.
 // - PIECE_EDGES: most edges of one heavy-vertex piece of a Hybrid level
 //   (vyre_driver::backend::WORK_PIECE_EDGES).
+// - EDGES_PER_LANE: edges each invocation of a Sparse expansion takes, at
+//   least. A workgroup's share of the frontier's edges is WG *
+//   EDGES_PER_LANE, or the number of chunk totals every workgroup scans if
+//   that is more: few rounds per invocation keep small levels short, and the
+//   grid grows with the edges instead.
 override SCAN_CAP: u32 = 2048u;
 override PIECE_EDGES: u32 = 1024u;
-
-// Edges each invocation of a Sparse expansion takes, at least: a workgroup's
-// share of the frontier's edges is max(WG * EDGES_PER_LANE, scanned entries).
-const EDGES_PER_LANE: u32 = 4u;
+override EDGES_PER_LANE: u32 = 2u;
+// A Sparse frontier of more than WG * EDGES_PER_LANE vertices whose out-edges
+// exceed this is scanned in chunks by a dispatch of its own even when one
+// workgroup could scan it: otherwise each of its many workgroups would load
+// every frontier degree again.
+const CHUNKED_EDGES: u32 = 262144u;
 // Frontier edges per workgroup of a Hybrid level's piece dispatch (an upper
 // bound of its pieces is frontier edges / (PIECE_EDGES / 2)).
 const PIECE_DISPATCH_EDGES: u32 = 2048u;
@@ -37,6 +44,7 @@ const C_SLOT_KIND: u32 = 9u;      // how a level's slots are counted (see level_
 const C_MAX_WORKGROUPS: u32 = 10u;// cap of a device-sized dispatch
 const C_BAND_MAX: u32 = 11u;      // a chain stops before a frontier with more out-edges
 const C_WIDTH: u32 = 12u;         // workgroup width of the level kernel
+const C_SPARSE_CHUNK: u32 = 13u;  // Sparse level: vertices per scanned chunk, 0 = one scan
 const C_VERTEX_COUNT: u32 = 16u;  // vertices of the graph
 const C_OUT_PER_SEG: u32 = 17u;   // edges per out-edge segment
 const C_IN_PER_SEG: u32 = 18u;    // edges per in-edge segment
@@ -129,9 +137,14 @@ fn div_ceil(a: u32, b: u32) -> u32 {
     return a / b + select(0u, 1u, a % b != 0u);
 }
 
-// Frontier vertices per chunk of a Sparse frontier larger than SCAN_CAP: a
-// multiple of SCAN_CAP small enough that there are at most SCAN_CAP chunks.
-fn sparse_chunk(count: u32) -> u32 {
+// Frontier vertices per chunk of a Sparse frontier of `count` vertices and
+// `edges` out-edges expanded by workgroups of `width`, or 0 when every
+// workgroup scans the whole frontier itself. A chunk is a multiple of
+// SCAN_CAP small enough that there are at most SCAN_CAP chunks.
+fn sparse_chunk(count: u32, edges: u32, width: u32) -> u32 {
+    if count <= SCAN_CAP && (count <= width * EDGES_PER_LANE || edges <= CHUNKED_EDGES) {
+        return 0u;
+    }
     return SCAN_CAP * div_ceil(count, SCAN_CAP * SCAN_CAP);
 }
 

@@ -5,22 +5,23 @@
 // vertices with the same edges. Each invocation finds the owner of an edge
 // by binary search in a prefix scan of the degrees.
 //
-// - At most SCAN_CAP frontier vertices: one dispatch (`sparse`). Every
-//   workgroup scans the whole frontier's degrees in workgroup memory, then
-//   expands its share.
-// - More: `sparse_scan` first writes, per chunk of sparse_chunk(count)
+// - A small frontier (sparse_chunk: at most SCAN_CAP vertices, and few
+//   vertices or few edges): one dispatch (`sparse`). Every workgroup scans
+//   the whole frontier's degrees in workgroup memory, then expands its share.
+// - Otherwise `sparse_scan` first writes, per chunk of C_SPARSE_CHUNK
 //   vertices, each vertex's inclusive offset within its chunk to work[i] and
 //   the chunk's total to work[count + c]. `sparse` then scans the (at most
 //   SCAN_CAP) chunk totals in workgroup memory, finds an edge's chunk there
-//   and its vertex by binary search in the chunk's offsets.
+//   and its vertex by a search of the chunk's offsets.
 //
-// level_begin/level_advance size both dispatches on the device: the scan by
-// the chunk count, the expansion by the frontier's edges (C_CUR_EDGES). The
-// expansion splits the edge total its own scan finds, so a wrong estimate
-// costs balance, never correctness.
+// level_begin/level_advance choose the form and size both dispatches on the
+// device: the scan by the chunk count, the expansion by the frontier's edges
+// (C_CUR_EDGES). The expansion splits the edge total its own scan finds, so
+// a wrong estimate costs balance, never correctness.
 
 var<workgroup> s_scan: array<u32, SCAN_CAP>;  // inclusive prefix of one tile's entries
 var<workgroup> s_count: u32;
+var<workgroup> s_chunk: u32;
 
 // Weight of scan entry `i`: the degree of frontier vertex i, or (chunked) the
 // edge total of chunk i written by sparse_scan.
@@ -32,22 +33,39 @@ fn entry_weight(i: u32, chunked: bool, count: u32) -> u32 {
 }
 
 // Inclusive prefix sums of entries [first, first + len) (len <= SCAN_CAP)
-// into s_scan[0, len); returns their total. Each invocation sums a block of
-// consecutive entries, the blocks are scanned across the workgroup, and each
-// invocation adds its block's offset. Uniform control flow only.
+// into s_scan[0, len); returns their total. The weights are loaded four per
+// invocation at a time so that their loads overlap; then each invocation
+// sums a block of consecutive entries, the blocks are scanned across the
+// workgroup, and each invocation adds its block's offset. Uniform control
+// flow only.
 fn scan_tile(lid: u32, first: u32, len: u32, chunked: bool, count: u32) -> u32 {
+    var j = lid;
+    for (; j + 3u * WG < len; j += 4u * WG) {
+        let a = entry_weight(first + j, chunked, count);
+        let b = entry_weight(first + j + WG, chunked, count);
+        let c = entry_weight(first + j + 2u * WG, chunked, count);
+        let d = entry_weight(first + j + 3u * WG, chunked, count);
+        s_scan[j] = a;
+        s_scan[j + WG] = b;
+        s_scan[j + 2u * WG] = c;
+        s_scan[j + 3u * WG] = d;
+    }
+    for (; j < len; j += WG) {
+        s_scan[j] = entry_weight(first + j, chunked, count);
+    }
+    workgroupBarrier();
     let per = max(div_ceil(len, WG), 1u);
     let lo = min(lid * per, len);
     let hi = min(lo + per, len);
     var sum = 0u;
-    for (var j = lo; j < hi; j += 1u) {
-        sum += entry_weight(first + j, chunked, count);
-        s_scan[j] = sum;
+    for (var i = lo; i < hi; i += 1u) {
+        sum += s_scan[i];
+        s_scan[i] = sum;
     }
     let total = workgroup_scan(lid, sum, div_ceil(len, per));
     let carry = w_scan[lid] - sum;
-    for (var j = lo; j < hi; j += 1u) {
-        s_scan[j] += carry;
+    for (var i = lo; i < hi; i += 1u) {
+        s_scan[i] += carry;
     }
     workgroupBarrier();
     return total;
@@ -115,9 +133,10 @@ fn sparse_scan(
 ) {
     if lid == 0u {
         s_count = ctl(C_CUR_COUNT);
+        s_chunk = max(ctl(C_SPARSE_CHUNK), 1u);
     }
     let count = workgroupUniformLoad(&s_count);
-    let chunk = sparse_chunk(count);
+    let chunk = workgroupUniformLoad(&s_chunk);
     let chunks = div_ceil(count, chunk);
     for (var c = group_index(wid, nwg); c < chunks; c += group_total(nwg)) {
         let first = c * chunk;
@@ -146,15 +165,15 @@ fn sparse(
 ) {
     if lid == 0u {
         s_count = ctl(C_CUR_COUNT);
+        s_chunk = ctl(C_SPARSE_CHUNK);
     }
     let count = workgroupUniformLoad(&s_count);
+    let chunk = workgroupUniformLoad(&s_chunk);
     let next_depth = ctl(C_LEVEL) + 1u;
     let per = ctl(C_OUT_PER_SEG);
-    let chunked = count > SCAN_CAP;
-    var chunk = 1u;
+    let chunked = chunk != 0u;
     var entries = count;
     if chunked {
-        chunk = sparse_chunk(count);
         entries = div_ceil(count, chunk);
     }
     let total = scan_tile(lid, 0u, entries, chunked, count);

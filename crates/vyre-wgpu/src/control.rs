@@ -19,9 +19,14 @@ pub(crate) const GRAPH_WORDS: usize = 4;
 pub(crate) const C_CUR_EDGES: usize = 20;
 
 /// Most entries one workgroup scans in workgroup memory (the WGSL override
-/// `SCAN_CAP`): a Sparse frontier of at most this many vertices needs no
-/// chunk-scan dispatch.
+/// `SCAN_CAP`): a Sparse frontier of more vertices is scanned in chunks.
 pub(crate) const SCAN_CAP: u32 = 2048;
+
+/// Fewest edges each invocation of a Sparse expansion takes (the WGSL
+/// override `EDGES_PER_LANE`). A Sparse frontier of at most
+/// `min(width * SPARSE_EDGES_PER_LANE, SCAN_CAP)` vertices is always scanned
+/// by every workgroup itself, with no chunk-scan dispatch.
+pub(crate) const SPARSE_EDGES_PER_LANE: u32 = 2;
 
 /// Bytes of the indirect dispatch arguments `level_begin`/`level_advance`
 /// write for the level about to run, carved from the end of the layout's work

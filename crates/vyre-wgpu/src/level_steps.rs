@@ -4,7 +4,7 @@
 use vyre_driver::backend::WORK_PIECE_EDGES;
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology as T;
 
-use crate::control::{ARGS_LEVEL, ARGS_PIECES, ARGS_SCAN, SCAN_CAP};
+use crate::control::{ARGS_LEVEL, ARGS_PIECES, ARGS_SCAN, SCAN_CAP, SPARSE_EDGES_PER_LANE};
 use crate::kernels::Kernel;
 
 /// Where one dispatch of a level takes its grid from.
@@ -36,6 +36,8 @@ pub(crate) struct LevelFacts {
     pub first: bool,
     /// Frontier length of the first level.
     pub frontier_len: u32,
+    /// Workgroup width of the level kernels.
+    pub width: u32,
     /// Largest out-degree of the graph.
     pub max_out_degree: u64,
 }
@@ -48,9 +50,10 @@ const fn step(kernel: Kernel, grid: Grid) -> Step {
 ///
 /// Sparse levels are sized on the device by their edges (even the first:
 /// its launch grid counts vertices, which says nothing of how many edges a
-/// few hubs hold). Their chunk scan is recorded whenever the frontier may be
-/// larger than one workgroup scans: always on later levels, whose length the
-/// host does not know (it then gets zero workgroups when not needed). Hybrid
+/// few hubs hold). Their chunk scan is recorded unless the frontier is known
+/// to be too short for the device to choose one (`bookkeeping.wgsl`,
+/// `sparse_chunk`): it is recorded on every later level, whose length the
+/// host does not know, and gets zero workgroups when not needed. Hybrid
 /// levels record their piece dispatch only on graphs with a vertex above
 /// [`WORK_PIECE_EDGES`] out-edges.
 pub(crate) fn level_steps(facts: LevelFacts) -> Vec<Step> {
@@ -58,7 +61,11 @@ pub(crate) fn level_steps(facts: LevelFacts) -> Vec<Step> {
     match facts.topology {
         T::SparseFrontier => {
             let mut steps = Vec::with_capacity(2);
-            if !facts.first || facts.frontier_len > SCAN_CAP {
+            let always_one_scan = facts
+                .width
+                .saturating_mul(SPARSE_EDGES_PER_LANE)
+                .min(SCAN_CAP);
+            if !facts.first || facts.frontier_len > always_one_scan {
                 steps.push(step(Kernel::SparseScan, Grid::Device(ARGS_SCAN)));
             }
             steps.push(step(facts.kernel, Grid::Device(ARGS_LEVEL)));
@@ -82,26 +89,35 @@ mod tests {
             kernel,
             first,
             frontier_len: len,
+            width: 256,
             max_out_degree: degree,
         }
     }
 
     #[test]
-    fn a_small_first_sparse_level_is_one_device_sized_dispatch() {
-        let steps = level_steps(facts(T::SparseFrontier, Kernel::Sparse, true, 2048, 9));
+    fn a_short_first_sparse_level_is_one_device_sized_dispatch() {
+        // 256 lanes of 2 edges: frontiers up to 512 vertices are always
+        // scanned by every workgroup.
+        let steps = level_steps(facts(T::SparseFrontier, Kernel::Sparse, true, 512, 9));
         assert_eq!(steps, vec![step(Kernel::Sparse, Grid::Device(0))]);
     }
 
     #[test]
-    fn large_or_later_sparse_levels_scan_first() {
+    fn longer_or_later_sparse_levels_record_the_chunk_scan() {
         let scan_then_expand = vec![
             step(Kernel::SparseScan, Grid::Device(16)),
             step(Kernel::Sparse, Grid::Device(0)),
         ];
-        let large = facts(T::SparseFrontier, Kernel::Sparse, true, 2049, 9);
-        assert_eq!(level_steps(large), scan_then_expand);
+        let longer = facts(T::SparseFrontier, Kernel::Sparse, true, 513, 9);
+        assert_eq!(level_steps(longer), scan_then_expand);
         let later = facts(T::SparseFrontier, Kernel::Sparse, false, 1, 9);
         assert_eq!(level_steps(later), scan_then_expand);
+        // Wide workgroups: beyond SCAN_CAP vertices the scan is needed anyway.
+        let wide = LevelFacts {
+            width: 4096,
+            ..facts(T::SparseFrontier, Kernel::Sparse, true, 2049, 9)
+        };
+        assert_eq!(level_steps(wide), scan_then_expand);
     }
 
     #[test]

@@ -161,6 +161,7 @@ pub(crate) fn run(
             kernel: level_kernel,
             first,
             frontier_len: command.frontier_len,
+            width,
             max_out_degree: resident.max_out_degree,
         })
         .into_iter()

@@ -105,6 +105,21 @@ fn hubs_mixed_with_mid_and_light_vertices_in_one_scan() {
 }
 
 #[test]
+fn a_short_frontier_with_many_edges_is_scanned_in_chunks_too() {
+    let Some(mut backend) = open() else { return };
+    // 1,014 frontier vertices (more than 256 lanes * 2 edges) with more than
+    // 2^18 out-edges: the device scans them in one chunk of their own rather
+    // than in every workgroup. With and without degree-0 vertices.
+    let tiers = [tier(14, 20_000), tier(1000, 3)];
+    let graph = Arc::new(hub_tree(3, &tiers, false));
+    assert!(level_edges(&graph, &[0])[3] > 1 << 18);
+    every_topology(&mut backend, "short and heavy", &graph, &[0]);
+    let tiers = [tier(600, 0), tier(14, 20_000), tier(400, 3)];
+    let graph = Arc::new(hub_tree(3, &tiers, true));
+    every_topology(&mut backend, "short and heavy, directed", &graph, &[0]);
+}
+
+#[test]
 fn hubs_mixed_with_light_vertices_beyond_one_scan() {
     let Some(mut backend) = open() else { return };
     // 3,308 frontier vertices, then 223,000: both scanned in chunks.
