@@ -95,7 +95,7 @@ struct VyreArgs {
     u32 level;               // depth of the frontier this launch expands
     u32 history_index;       // history entry of this level within the command
     u32 epoch;               // command number, for the stop flag
-    u32 max_levels;          // fused: most levels this launch may run
+    u32 max_levels;          // levels of the command (fused: most this launch may run)
     u32 aux;                 // seed_sources: number of sources
 };
 static_assert(sizeof(VyreArgs) == 144, "VyreArgs mirrors KernelArgs");
@@ -426,17 +426,19 @@ __device__ void expand_pieces(const VyreArgs& a, u32 list, u64 first, u64 last, 
     }
 }
 
-// Write one level record: the fields, then (after they are visible to the
-// host) the epoch that tells the host the record is complete.
+// Write one level record, the epoch last. With `published` the host reads
+// it while the command still runs (a chain, see wave.rs), so the other
+// fields are made visible to the host before the epoch; otherwise the host
+// reads it after the command, when every write is visible.
 __device__ void write_record(VyreLevelRecord* slot, u32 level, u32 frontier_in, u32 frontier_out,
-                             u64 out_edges, u64 examined, u32 epoch) {
+                             u64 out_edges, u64 examined, u32 epoch, bool published) {
     volatile VyreLevelRecord* r = slot;
     r->level = level;
     r->frontier_in = frontier_in;
     r->frontier_out = frontier_out;
     r->frontier_out_edges = out_edges;
     r->edges_examined = examined;
-    __threadfence_system();
+    if (published) __threadfence_system();
     r->epoch = epoch;
 }
 
@@ -477,5 +479,5 @@ __device__ void finish_level(const VyreArgs& a, u64 examined, u64 out_edges, u64
     // Last: once the host sees the record it may enqueue nothing more, and
     // the next level of the chain must see the stop flag (kernel order).
     write_record(&a.history[a.history_index], a.level, frontier_in, next_len, next_edges,
-                 examined_all, a.epoch);
+                 examined_all, a.epoch, a.max_levels > 1);
 }

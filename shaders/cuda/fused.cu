@@ -138,7 +138,7 @@ extern "C" __global__ void __launch_bounds__(VYRE_FUSED_MAX_BLOCK, 5) vyre_fused
             const u64 next_edges = load_volatile(&c->out_edges[slot]);
             if (blockIdx.x == 0) {
                 write_record(&a.history[run], level, len, next_len, next_edges,
-                             load_volatile(&c->examined[slot]), a.epoch);
+                             load_volatile(&c->examined[slot]), a.epoch, false);
             }
             decision[0] = next_len;
             decision[1] = next_len == 0 || run + 1 >= a.max_levels ||

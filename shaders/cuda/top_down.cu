@@ -52,17 +52,20 @@ __device__ __forceinline__ u32 sparse_capacity() {
 // the block's items; returns its out-edges. Every thread must call it.
 __device__ u64 scan_whole_frontier(const VyreArgs& a, u32 len, VyreItems items, u64* tmp) {
     const u32 t = threadIdx.x;
+    // All loads first, so that their latencies overlap; the degrees wait in
+    // scan[] for the block scans.
+    for (u32 i = t; i < len; i += blockDim.x) {
+        const u32 u = a.queue_in[i];
+        const u64 start = a.out_offsets[u];
+        items.src[i] = u;
+        items.row[i] = start;
+        items.scan[i] = a.out_offsets[u + 1] - start;
+    }
+    __syncthreads();
     u64 carry = 0;
     for (u32 base = 0; base < len; base += blockDim.x) {
         const u32 i = base + t;
-        u64 degree = 0;
-        if (i < len) {
-            const u32 u = a.queue_in[i];
-            const u64 start = a.out_offsets[u];
-            degree = a.out_offsets[u + 1] - start;
-            items.src[i] = u;
-            items.row[i] = start;
-        }
+        const u64 degree = i < len ? items.scan[i] : 0;
         block_exclusive_scan(degree, tmp);
         if (i < len) items.scan[i] = carry + tmp[t];
         // The next scan writes tmp only after a barrier every thread
@@ -183,7 +186,8 @@ __device__ void expand_scanned(const VyreArgs& a, u32 len, SparseScan s, u32 par
 }
 
 // SparseFrontier: device-wide edge-balanced push. Block b of the
-// edge_blocks(E) blocks takes edges [b E / B, (b + 1) E / B) of the
+// edge_blocks(E + len) blocks (a block walks frontier vertices as well as
+// edges) takes edges [b E / B, (b + 1) E / B) of the
 // concatenated out-edges of the frontier and finds each edge's source by
 // binary search in a scan of the frontier's degrees. A frontier of up to
 // sparse_capacity() vertices is scanned by each block in shared memory (one
@@ -204,7 +208,7 @@ extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_sparse(const V
     u64* tmp = items.row + capacity;                       // blockDim + 1
     u64* bases = tmp + blockDim.x + 1;                     // VYRE_SCAN_CHUNKS + 1
     items.src = (u32*)(bases + VYRE_SCAN_CHUNKS + 1);      // capacity
-    const u32 parts = edges == 0 ? 0u : edge_blocks(edges);
+    const u32 parts = edges == 0 ? 0u : edge_blocks(edges + len);
     const u32 next_depth = a.level + 1;
     u32* cursor = &c->next_len[0];
     u64 examined = 0, out_edges = 0;
@@ -256,9 +260,10 @@ __device__ void expand_light(const VyreArgs& a, u32 u, u64 start, u64 degree, u3
 
 // HybridFrontier: light vertices per thread; every other vertex is cut into
 // pieces of at most VYRE_PIECE_EDGES edges, which the edge_blocks(E) blocks
-// share evenly once the whole frontier has been through. Blocks claim chunks
-// of blockDim frontier vertices by ticket, so those waiting for the pieces
-// only wait for running blocks. Slots: one per frontier vertex.
+// share evenly once every chunk of the frontier has published its pieces.
+// Blocks claim chunks of blockDim frontier vertices by ticket, so those
+// waiting for the pieces only wait for running blocks. Slots: one per
+// frontier vertex.
 // Dynamic shared memory: 20 * blockDim + 8 bytes.
 extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_hybrid(const VyreArgs a) {
     extern __shared__ u64 hybrid_smem[];
@@ -290,9 +295,11 @@ extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_hybrid(const V
             degree = a.out_offsets[u + 1] - start;
         }
         warp_append_pieces(a, pieces, degree, u);
+        // The pieces are out: blocks waiting for them need not wait for the
+        // light edges too.
+        block_finished_chunk(&c->work_done);
         expand_light<true, false>(a, u, start, degree, a.queue_out, cursor, next_depth, none,
                                   examined, out_edges);
-        block_finished_chunk(&c->work_done);
     }
     if (blockIdx.x < parts) {
         block_wait_for(&c->work_done, chunks);

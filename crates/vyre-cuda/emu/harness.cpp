@@ -295,6 +295,7 @@ struct Backend {
         a.epoch = epoch;
         for (u32 i = 0; i < max_levels && i < HISTORY_LEVELS; ++i) history[8 * i + 3] = 0;
         a.band_max_frontier_edges = band;
+        a.max_levels = max_levels;
         const u32 n = g->out.n();
         if (is_bitmap(t) && !bitmap_form) {
             a.queue_in = queue[cur_queue];
@@ -415,7 +416,8 @@ static void search(Backend& b, const Graph& g, const std::vector<u32>& sources, 
         if (!c.blocks && (c.t == Sparse || c.t == Hybrid)) {
             // Edge-balanced levels get blocks for their edges, as the backend sizes them.
             const u64 per = 4ull * width;
-            blocks = std::max<u32>(blocks, (u32)std::min<u64>((oe[level0] + per - 1) / per, 6));
+            const u64 work = oe[level0] + (c.t == Sparse ? len0 : 0);
+            blocks = std::max<u32>(blocks, (u32)std::min<u64>((work + per - 1) / per, 6));
         }
         if (c.t == Fused && !c.blocks) blocks = std::min<u32>(std::max<u32>((len0 + width - 1) / width, 1), 4);
         const u32 later = c.t == Fused ? blocks : std::min<u32>(std::max<u32>((slots(c.t, n, n) + width - 1) / width, 1), 6);

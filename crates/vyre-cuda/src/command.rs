@@ -198,13 +198,14 @@ pub(crate) fn plan_command(
         let blocks = edges.div_ceil(EDGE_ROUNDS * u64::from(width));
         u32::try_from(blocks).unwrap_or(u32::MAX)
     };
+    // vyre_sparse's blocks walk the frontier's vertices as well as its edges.
+    let work = if command.topology == Topology::SparseFrontier {
+        state.frontier_edges + u64::from(state.frontier_len)
+    } else {
+        state.frontier_edges
+    };
     let first_blocks = if balanced {
-        asked.max(
-            edge_blocks(state.frontier_edges)
-                .min(fill)
-                .min(cap)
-                .min(limits.max_grid),
-        )
+        asked.max(edge_blocks(work).min(fill).min(cap).min(limits.max_grid))
     } else {
         asked
     };
@@ -379,7 +380,7 @@ mod tests {
             // Never fewer than asked.
             c.launch.dispatch_grid = [40, 1, 1];
             assert_eq!(plan_command(&c, &l, &hubs).unwrap().first_blocks, 40);
-            // 3000 edges need 3 blocks.
+            // 3000 edges (and 10 vertices) need 3 blocks.
             let few = SearchState {
                 frontier_edges: 3000,
                 ..hubs

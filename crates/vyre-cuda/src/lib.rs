@@ -12,6 +12,15 @@
 //! and degree-tiered top-down pushes over a queue, thread-per-vertex and
 //! tile-per-block bottom-up pulls over a bitmap, and the fused persistent
 //! top-down kernel. Each computes exact BFS depths from any frontier.
+//! SparseFrontier, HybridFrontier and the fused kernel share a frontier's
+//! edges over the whole grid (a device-wide degree scan, or heavy vertices
+//! cut into pieces in the layout's work array), so a few hubs never land in
+//! one block.
+//!
+//! Per command the host enqueues the launches, synchronises once, and reads
+//! the level records the kernels wrote into mapped host memory; a chain is
+//! enqueued only a few levels ahead of the device and stops once a level
+//! ends it.
 //!
 //! Testing: `tests/` runs whole searches against the reference BFS on a CUDA
 //! device and prints `skipped: no CUDA driver` without one (set
@@ -28,6 +37,7 @@ mod compile;
 mod device;
 mod error;
 mod kernels;
+mod pacing;
 mod ptx_cache;
 mod records;
 mod source;

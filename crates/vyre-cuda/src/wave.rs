@@ -3,10 +3,8 @@
 //! synchronisation, and the records the kernels wrote into mapped host
 //! memory.
 //!
-//! A chain is enqueued at most [`RUN_AHEAD`] levels ahead of the last level
-//! the device reported done: the host reads each record as it lands, stops
-//! enqueuing once a level ended the chain, and so never fills the stream
-//! with launches that would only find the stop flag set.
+//! A chain's levels are enqueued through a [`Pacer`], which stops once a
+//! level the device finished ended the chain.
 
 use std::time::Instant;
 
@@ -24,14 +22,9 @@ use crate::error::{driver_error, during};
 use crate::kernels::{
     Kernels, Launch, block_dense_shared_bytes, hybrid_shared_bytes, launch, sparse_shared_bytes,
 };
+use crate::pacing::Pacer;
 use crate::records::{HostRecords, inconsistent, stops};
 use crate::timing::{EventPool, MAX_EVENTS};
-
-/// Levels of a chain that may be enqueued beyond the last one the device
-/// reported done. Enough to keep the device busy while the host notices a
-/// level finish (a mapped write and a poll, about a microsecond); at most
-/// this many launches follow a level that stopped the chain.
-const RUN_AHEAD: u32 = 3;
 
 /// What a command left behind, for the backend's search state.
 pub(crate) struct CommandOutcome {
@@ -89,6 +82,8 @@ pub(crate) fn run_command(
     let mut args = graph.base_args(stream);
     args.epoch = epoch;
     args.band_max_frontier_edges = command.band_max_frontier_edges;
+    // Levels of a chain publish their records while the command runs.
+    args.max_levels = plan.levels;
     match plan.convert_to {
         Some(FrontierForm::Bitmap) => {
             args.queue_in = queues[0];
@@ -119,7 +114,6 @@ pub(crate) fn run_command(
         args.queue_out = queues[1];
         args.level = command.level;
         args.history_index = 0;
-        args.max_levels = plan.levels;
         let grid = Launch {
             blocks: plan.first_blocks,
             width: plan.width,
@@ -128,10 +122,12 @@ pub(crate) fn run_command(
         launch(stream, kernel, grid, &args, true)?;
         plan.levels
     } else {
-        let mut pacer = Pacer::new(&graph.records, epoch, command.band_max_frontier_edges);
+        let mut pacer = Pacer::new(command.band_max_frontier_edges);
+        let records = &graph.records;
         let mut launched = 0;
         while launched < plan.levels {
-            if !pacer.may_enqueue(launched, stream)? {
+            let read = |i| records.read(i, epoch);
+            if !pacer.may_enqueue(launched, read, || stream_idle(stream))? {
                 break;
             }
             let i = launched;
@@ -168,13 +164,17 @@ pub(crate) fn run_command(
     stream.synchronize().map_err(during("synchronize"))?;
 
     let mut levels = collect_records(&graph.records, epoch, launched)?;
-    let device_ns = events.elapsed_ns(0, last_event)?;
     if per_level_timing {
         for (i, level) in levels.iter_mut().enumerate() {
             let before = first_level_event + i;
             level.device_ns = Some(events.elapsed_ns(before, before + 1)?);
         }
     }
+    let device_ns = match levels.as_slice() {
+        // The level's events open and close the command: time it once.
+        [only] if per_level_timing && !converting && launched == 1 => only.device_ns.unwrap_or(0),
+        _ => events.elapsed_ns(0, last_event)?,
+    };
     let last = levels
         .last()
         .copied()
@@ -227,62 +227,6 @@ fn collect_records(
         )));
     }
     Ok(levels)
-}
-
-/// Decides, before each level of a chain is enqueued, whether the device
-/// has already ended the chain, waiting while the host is [`RUN_AHEAD`]
-/// levels ahead of it.
-struct Pacer<'a> {
-    records: &'a HostRecords,
-    epoch: u32,
-    band: u64,
-    /// Levels whose records the host has seen.
-    seen: u32,
-    /// Whether a seen level ended the chain.
-    stopped: bool,
-}
-
-impl<'a> Pacer<'a> {
-    fn new(records: &'a HostRecords, epoch: u32, band: u64) -> Self {
-        Self {
-            records,
-            epoch,
-            band,
-            seen: 0,
-            stopped: false,
-        }
-    }
-
-    fn take_seen(&mut self) -> bool {
-        match self.records.read(self.seen, self.epoch) {
-            Some(record) => {
-                self.stopped |= stops(&record, self.band);
-                self.seen += 1;
-                true
-            }
-            None => false,
-        }
-    }
-
-    /// Whether level `next` (0-based; `next` levels are enqueued) should be
-    /// enqueued.
-    fn may_enqueue(&mut self, next: u32, stream: &CudaStream) -> Result<bool, BackendError> {
-        while self.seen < next && !self.stopped && self.take_seen() {}
-        let mut polls = 0u32;
-        while !self.stopped && next >= self.seen + RUN_AHEAD {
-            if self.take_seen() {
-                continue;
-            }
-            polls = polls.wrapping_add(1);
-            if polls.is_multiple_of(256) && stream_idle(stream)? && !self.take_seen() {
-                // Everything enqueued finished without this record: the
-                // collection after the synchronisation reports why.
-                self.stopped = true;
-            }
-            std::hint::spin_loop();
-        }
-        Ok(!self.stopped)
-    }
 }
 
 /// Whether `stream` has finished all its work; an error if it failed.
