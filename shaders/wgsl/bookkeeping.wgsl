@@ -82,7 +82,9 @@ fn open_level() {
             let slots = level_slots(kind, count, ctl(C_VERTEX_COUNT));
             groups = min(div_ceil(slots, width), cap);
         }
-        if kind == SLOTS_HYBRID && edges > PIECE_EDGES {
+        // Pieces exist only if a vertex has more than PIECE_EDGES edges or
+        // a chunk has more than MID_ROUNDS rounds of mid-degree edges.
+        if kind == SLOTS_HYBRID && edges > min(PIECE_EDGES, width * MID_ROUNDS) {
             piece_groups = max(min(div_ceil(edges, PIECE_DISPATCH_EDGES), cap), 1u);
         }
         groups = max(groups, 1u);

@@ -16,17 +16,24 @@ override WG: u32 = 64u;
 //   EDGES_PER_LANE, or the number of chunk totals every workgroup scans if
 //   that is more: few rounds per invocation keep small levels short, and the
 //   grid grows with the edges instead.
+// - LIGHT_DEGREE: a Hybrid frontier vertex of at most this many out-edges
+//   is expanded by its own invocation.
 override SCAN_CAP: u32 = 2048u;
 override PIECE_EDGES: u32 = 1024u;
 override EDGES_PER_LANE: u32 = 2u;
+override LIGHT_DEGREE: u32 = 32u;
 // A Sparse frontier of more than WG * EDGES_PER_LANE vertices whose out-edges
 // exceed this is scanned in chunks by a dispatch of its own even when one
 // workgroup could scan it: otherwise each of its many workgroups would load
 // every frontier degree again.
 const CHUNKED_EDGES: u32 = 262144u;
-// Frontier edges per workgroup of a Hybrid level's piece dispatch (an upper
-// bound of its pieces is frontier edges / (PIECE_EDGES / 2)).
+// Frontier edges per workgroup of a Hybrid level's piece dispatch: about
+// two pieces each when the frontier is made of hubs.
 const PIECE_DISPATCH_EDGES: u32 = 2048u;
+// Rounds of WG edges a Hybrid chunk walks its mid-degree vertices for, at
+// most (plus the rest of the vertex that crosses the limit); later mid
+// vertices of the chunk become pieces.
+const MID_ROUNDS: u32 = 8u;
 
 const UNREACHED: u32 = 0xffffffffu;
 

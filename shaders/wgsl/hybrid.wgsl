@@ -2,7 +2,9 @@
 // its degree needs.
 // - Light (at most LIGHT_DEGREE out-edges): by its own invocation.
 // - Mid (up to PIECE_EDGES): gathered per workgroup chunk; the whole
-//   workgroup walks their edges together through a scan of their degrees.
+//   workgroup walks their edges together through a scan of their degrees, up
+//   to MID_ROUNDS rounds' worth: the mid vertices that start beyond that go
+//   to the piece dispatch whole, so a chunk full of them is spread too.
 // - Heavy (more than PIECE_EDGES): cut into pieces of at most PIECE_EDGES
 //   edges, appended as (vertex, first edge) to the work array, and expanded
 //   by the second dispatch (`hybrid_pieces`), one workgroup per piece, so
@@ -11,11 +13,10 @@
 // level_begin/level_advance size the piece dispatch on the device from the
 // frontier's edges (it strides when the pieces outnumber its workgroups).
 
-const LIGHT_DEGREE: u32 = 32u;
-
 var<workgroup> h_mid: array<u32, WG>;
 var<workgroup> h_mid_len: atomic<u32>;
 var<workgroup> h_mid_count: u32;
+var<workgroup> h_kept: u32;
 var<workgroup> h_count: u32;
 var<workgroup> h_piece: vec3<u32>;   // vertex, first edge, end edge
 
@@ -70,14 +71,40 @@ fn hybrid(
         let mid = workgroupUniformLoad(&h_mid_count);
         if mid != 0u {
             var degree = 0u;
+            var start = 0u;
             if lid < mid {
-                degree = out_degree(h_mid[lid]);
+                start = out_offsets[h_mid[lid]];
+                degree = out_offsets[h_mid[lid] + 1u] - start;
             }
             let total = workgroup_scan(lid, degree, mid);
+            // The chunk walks the mid vertices that start within its budget;
+            // the others become one piece each.
+            let budget = WG * MID_ROUNDS;
+            if lid == 0u {
+                h_kept = total;
+                if total > budget {
+                    // First vertex whose inclusive prefix reaches the budget.
+                    var lo = 0u;
+                    var top = mid - 1u;
+                    while lo < top {
+                        let m = (lo + top) / 2u;
+                        if w_scan[m] >= budget {
+                            top = m;
+                        } else {
+                            lo = m + 1u;
+                        }
+                    }
+                    h_kept = w_scan[lo];
+                }
+            }
+            if lid < mid && w_scan[lid] - degree >= budget {
+                append_pieces(h_mid[lid], start, degree);
+            }
+            let kept = workgroupUniformLoad(&h_kept);
             var j = 0u;
-            for (var base = 0u; base < total; base += WG) {
+            for (var base = 0u; base < kept; base += WG) {
                 let k = base + lid;
-                if k < total {
+                if k < kept {
                     // First j with w_scan[j] > k; owners never decrease.
                     var top = mid - 1u;
                     while j < top {
@@ -95,12 +122,12 @@ fn hybrid(
                     let u = h_mid[j];
                     push_visit(u, out_edge(out_offsets[u] + k - before, per), next_depth);
                 }
-                if base % (2u * WG) != 0u && total - base > WG {
+                if base % (2u * WG) != 0u && kept - base > WG {
                     flush_appends(lid);
                 }
             }
             if lid == 0u {
-                p_examined += total;
+                p_examined += kept;
             }
         }
         flush_appends(lid);

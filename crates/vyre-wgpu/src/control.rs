@@ -28,6 +28,12 @@ pub(crate) const SCAN_CAP: u32 = 2048;
 /// by every workgroup itself, with no chunk-scan dispatch.
 pub(crate) const SPARSE_EDGES_PER_LANE: u32 = 2;
 
+/// Most out-edges of a Hybrid frontier vertex expanded by its own invocation
+/// (the WGSL override `LIGHT_DEGREE`). A graph with a vertex above it may
+/// produce pieces (heavy vertices, or mid-degree ones a crowded chunk hands
+/// on), so its Hybrid levels record the piece dispatch.
+pub(crate) const HYBRID_LIGHT_DEGREE: u32 = 32;
+
 /// Bytes of the indirect dispatch arguments `level_begin`/`level_advance`
 /// write for the level about to run, carved from the end of the layout's work
 /// array (its slack of 1024 words holds them).

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use vyre_driver::backend::WORK_PIECE_EDGES;
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
 
-use crate::control::{SCAN_CAP, SPARSE_EDGES_PER_LANE};
+use crate::control::{HYBRID_LIGHT_DEGREE, SCAN_CAP, SPARSE_EDGES_PER_LANE};
 
 const COMMON: &str = include_str!("../../../shaders/wgsl/common.wgsl");
 const BOOKKEEPING: &str = include_str!("../../../shaders/wgsl/bookkeeping.wgsl");
@@ -249,6 +249,7 @@ impl Kernels {
                     ("SCAN_CAP", f64::from(SCAN_CAP)),
                     ("PIECE_EDGES", WORK_PIECE_EDGES as f64),
                     ("EDGES_PER_LANE", f64::from(SPARSE_EDGES_PER_LANE)),
+                    ("LIGHT_DEGREE", f64::from(HYBRID_LIGHT_DEGREE)),
                 ];
                 device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: Some(kernel.entry_point()),

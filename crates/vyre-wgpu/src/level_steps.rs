@@ -1,10 +1,11 @@
 //! The dispatches one level of each topology records, and where each takes
 //! its grid from.
 
-use vyre_driver::backend::WORK_PIECE_EDGES;
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology as T;
 
-use crate::control::{ARGS_LEVEL, ARGS_PIECES, ARGS_SCAN, SCAN_CAP, SPARSE_EDGES_PER_LANE};
+use crate::control::{
+    ARGS_LEVEL, ARGS_PIECES, ARGS_SCAN, HYBRID_LIGHT_DEGREE, SCAN_CAP, SPARSE_EDGES_PER_LANE,
+};
 use crate::kernels::Kernel;
 
 /// Where one dispatch of a level takes its grid from.
@@ -55,7 +56,7 @@ const fn step(kernel: Kernel, grid: Grid) -> Step {
 /// `sparse_chunk`): it is recorded on every later level, whose length the
 /// host does not know, and gets zero workgroups when not needed. Hybrid
 /// levels record their piece dispatch only on graphs with a vertex above
-/// [`WORK_PIECE_EDGES`] out-edges.
+/// [`HYBRID_LIGHT_DEGREE`] out-edges: only those can produce pieces.
 pub(crate) fn level_steps(facts: LevelFacts) -> Vec<Step> {
     let main = step(facts.kernel, Grid::Launch);
     match facts.topology {
@@ -71,7 +72,7 @@ pub(crate) fn level_steps(facts: LevelFacts) -> Vec<Step> {
             steps.push(step(facts.kernel, Grid::Device(ARGS_LEVEL)));
             steps
         }
-        T::HybridFrontier if facts.max_out_degree > WORK_PIECE_EDGES => {
+        T::HybridFrontier if facts.max_out_degree > u64::from(HYBRID_LIGHT_DEGREE) => {
             vec![main, step(Kernel::HybridPieces, Grid::Device(ARGS_PIECES))]
         }
         T::DenseFrontier => vec![step(Kernel::DenseClearNext, Grid::Launch), main],
@@ -121,10 +122,10 @@ mod tests {
     }
 
     #[test]
-    fn hybrid_records_pieces_only_when_a_vertex_has_more_than_a_piece() {
-        let light = facts(T::HybridFrontier, Kernel::Hybrid, true, 5, 1024);
+    fn hybrid_records_pieces_only_when_a_vertex_is_not_light() {
+        let light = facts(T::HybridFrontier, Kernel::Hybrid, true, 5, 32);
         assert_eq!(level_steps(light), vec![step(Kernel::Hybrid, Grid::Launch)]);
-        let heavy = facts(T::HybridFrontier, Kernel::Hybrid, false, 5, 1025);
+        let heavy = facts(T::HybridFrontier, Kernel::Hybrid, false, 5, 33);
         assert_eq!(
             level_steps(heavy),
             vec![

@@ -26,8 +26,7 @@ pub(crate) struct Resident {
     /// [`ARGS_BYTES`] of the layout's work array).
     pub dispatch_args: wgpu::Buffer,
     /// Largest out-degree of the graph: Hybrid levels need their piece
-    /// dispatch only when it exceeds
-    /// [`vyre_driver::backend::WORK_PIECE_EDGES`].
+    /// dispatch only when a vertex is not light.
     pub max_out_degree: u64,
     pub staging: wgpu::Buffer,
     /// Bind group `d` reads frontier set `d` and writes set `1 - d`.

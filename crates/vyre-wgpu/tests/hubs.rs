@@ -120,6 +120,23 @@ fn a_short_frontier_with_many_edges_is_scanned_in_chunks_too() {
 }
 
 #[test]
+fn chunks_crowded_with_mid_degree_vertices() {
+    let Some(mut backend) = open() else { return };
+    // 600 frontier vertices of 1,001 edges (1,000 directed): every Hybrid
+    // chunk has far more mid-degree edges than it walks itself and hands the
+    // rest on as pieces.
+    for directed in [false, true] {
+        let graph = Arc::new(hub_tree(3, &[tier(600, 1000), tier(50, 2)], directed));
+        every_topology(
+            &mut backend,
+            &format!("crowded mid, directed {directed}"),
+            &graph,
+            &[0],
+        );
+    }
+}
+
+#[test]
 fn hubs_mixed_with_light_vertices_beyond_one_scan() {
     let Some(mut backend) = open() else { return };
     // 3,308 frontier vertices, then 223,000: both scanned in chunks.
