@@ -25,13 +25,19 @@
 //! command returns when its frontier grows out of its band, and the next
 //! wave must be planned for that frontier, not the small ones before it.
 //!
-//! **Fusion pressure** is the share of the wave's time spent outside the
-//! kernel: `host / (host + dispatch cost)`. `host` is measured: wall time
-//! minus device time for a one-level command, and the calibrated launch
-//! overhead for a level of a chained or fused command (what it would pay if
-//! launched alone), so that a fused plan does not erase the pressure that
-//! chose it.
-//!
+//! **Fusion pressure** is the share of a level's time that fusing would
+//! save: everything but the kernel's own work. A one-level command's wall
+//! time `W` splits into work and overhead; the work is the device time above
+//! the fixed device cost of a launch, which the engine measures as the
+//! smallest device time of any one-level command of the search (capped at
+//! the calibrated launch overhead): `work = D - D_min`,
+//! `overhead = W - work`. A chained or fused level's overhead is the
+//! calibrated launch overhead (what it would pay alone) and its work its
+//! device time. The pressure toward fusing the next wave is
+//! `overhead / (overhead + work × growth)`, with the same growth factor as
+//! the dispatch cost, so a fused plan does not erase the pressure that chose
+//! it, and a frontier that leaves its band lowers it at once.
+
 //! The first wave has no measurement yet: its dispatch cost and fusion
 //! pressure are 0, and the engine does not let that blind decision anchor
 //! the policy's hysteresis.
@@ -58,8 +64,13 @@ pub(crate) struct SearchTelemetry {
     last_level_ns: f64,
     /// Out-edges of the frontier that level expanded.
     last_level_edges: u64,
-    /// Host time per level of the last command, ns.
-    host_per_level_ns: f64,
+    /// Fixed device cost of the last level's launch, ns (0 inside chained
+    /// and fused commands).
+    last_fixed_ns: f64,
+    /// The last level's overhead: launch, readback and fixed device cost, ns.
+    overhead_per_level_ns: f64,
+    /// Smallest device time of a one-level command so far, ns.
+    min_launch_device_ns: f64,
 }
 
 impl SearchTelemetry {
@@ -78,7 +89,9 @@ impl SearchTelemetry {
             visited_edges: source_edges,
             last_level_ns: 0.0,
             last_level_edges: 0,
-            host_per_level_ns: 0.0,
+            last_fixed_ns: 0.0,
+            overhead_per_level_ns: 0.0,
+            min_launch_device_ns: f64::INFINITY,
         }
     }
 
@@ -116,21 +129,26 @@ impl SearchTelemetry {
         edges as u64
     }
 
+    /// How much larger the next frontier's out-edges are than the last
+    /// measured level's (at least 1).
+    fn growth(&self) -> f64 {
+        (self.frontier_edges as f64 / self.last_level_edges.max(1) as f64).max(1.0)
+    }
+
     /// Predicted device time of the next wave (module docs); 0 before any
     /// measurement.
     pub(crate) fn dispatch_cost_ns(&self) -> f64 {
-        let growth = self.frontier_edges as f64 / self.last_level_edges.max(1) as f64;
-        self.last_level_ns * growth.max(1.0)
+        self.last_level_ns * self.growth()
     }
 
-    /// Share of the next wave's time spent outside the kernel.
+    /// Share of the next wave's time that fusing would save.
     pub(crate) fn fusion_pressure(&self) -> f64 {
-        let cost = self.dispatch_cost_ns();
-        let total = self.host_per_level_ns + cost;
-        if cost > 0.0 && total > 0.0 {
-            self.host_per_level_ns / total
-        } else {
+        let work = (self.dispatch_cost_ns() - self.last_fixed_ns).max(0.0);
+        let total = self.overhead_per_level_ns + work;
+        if self.is_blind() || total <= 0.0 {
             0.0
+        } else {
+            self.overhead_per_level_ns / total
         }
     }
 
@@ -189,11 +207,16 @@ impl SearchTelemetry {
             .device_ns
             .map_or(device_ns / levels, |ns| ns as f64)
             .max(1.0);
-        self.host_per_level_ns = if report.levels.len() == 1 {
-            report.wall_ns.saturating_sub(report.device_ns.unwrap_or(0)) as f64
+        let overhead = launch_overhead_ns.max(0.0);
+        if report.levels.len() == 1 {
+            self.min_launch_device_ns = self.min_launch_device_ns.min(device_ns);
+            self.last_fixed_ns = self.min_launch_device_ns.min(overhead);
+            let work = (device_ns - self.last_fixed_ns).max(0.0);
+            self.overhead_per_level_ns = report.wall_ns as f64 - work;
         } else {
-            launch_overhead_ns.max(0.0)
-        };
+            self.last_fixed_ns = 0.0;
+            self.overhead_per_level_ns = overhead;
+        }
     }
 }
 
@@ -226,7 +249,9 @@ mod tests {
             visited_edges: 1 << 22,
             last_level_ns: 0.0,
             last_level_edges: 0,
-            host_per_level_ns: 0.0,
+            last_fixed_ns: 0.0,
+            overhead_per_level_ns: 0.0,
+            min_launch_device_ns: f64::INFINITY,
         };
         let edges = t.frontier_edges_at_density(0.125);
         let unexplored = ((1u64 << 24) - (1 << 22)) as f64;
@@ -272,13 +297,29 @@ mod pressure_tests {
     }
 
     #[test]
-    fn one_level_command_measures_host_share() {
+    fn one_level_commands_split_work_from_overhead() {
         let mut t = SearchTelemetry::start(100, 1000, 1, 10);
-        // 12 us wall, 3 us device, next frontier no larger.
+        // 12 us wall, 3 us device: the smallest launch so far, so all of it
+        // is the launch's fixed cost and the level did no measurable work.
         t.observe(&report(&[(4, 10)], 12_000, 3_000), 4_500.0);
         assert!(!t.is_blind());
         assert_eq!(t.dispatch_cost_ns(), 3_000.0);
-        assert!((t.fusion_pressure() - 9_000.0 / 12_000.0).abs() < 1e-12);
+        assert_eq!(t.fusion_pressure(), 1.0);
+        // 18 us wall, 9 us device: 6 us of work above the 3 us fixed cost,
+        // 12 us of overhead.
+        t.observe(&report(&[(4, 10)], 18_000, 9_000), 4_500.0);
+        assert_eq!(t.dispatch_cost_ns(), 9_000.0);
+        assert!((t.fusion_pressure() - 12_000.0 / 18_000.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_fixed_cost_never_exceeds_the_calibrated_launch_overhead() {
+        let mut t = SearchTelemetry::start(100, 1000, 1, 10);
+        // A first level of 50 us device time: at most 4.5 us of it is fixed.
+        t.observe(&report(&[(4, 10)], 60_000, 50_000), 4_500.0);
+        let work = 50_000.0 - 4_500.0;
+        let overhead = 60_000.0 - work;
+        assert!((t.fusion_pressure() - overhead / (overhead + work)).abs() < 1e-12);
     }
 
     #[test]
@@ -287,7 +328,9 @@ mod pressure_tests {
         // The level expanded 100 edges in 2 us and found 10,000 edges.
         t.observe(&report(&[(50, 10_000)], 10_000, 2_000), 4_500.0);
         assert_eq!(t.dispatch_cost_ns(), 200_000.0);
-        assert!(t.fusion_pressure() < 0.05);
+        // Overhead 10 us (all but the 2 us of fixed cost is host), predicted
+        // work 198 us.
+        assert!((t.fusion_pressure() - 10_000.0 / 208_000.0).abs() < 1e-12);
     }
 
     #[test]
