@@ -69,7 +69,7 @@ fn open_level() {
             // Equal shares of the edges, each at least WG * EDGES_PER_LANE
             // edges and, chunked, no fewer than the chunk totals every
             // workgroup scans.
-            let chunk = sparse_chunk(count, edges, width);
+            let chunk = sparse_chunk(count, edges, width, cap);
             atomicStore(&control[C_SPARSE_CHUNK], chunk);
             var share = width * EDGES_PER_LANE;
             if chunk != 0u {

@@ -22,11 +22,12 @@ override SCAN_CAP: u32 = 2048u;
 override PIECE_EDGES: u32 = 1024u;
 override EDGES_PER_LANE: u32 = 2u;
 override LIGHT_DEGREE: u32 = 32u;
-// A Sparse frontier of more than WG * EDGES_PER_LANE vertices whose out-edges
-// exceed this is scanned in chunks by a dispatch of its own even when one
-// workgroup could scan it: otherwise each of its many workgroups would load
-// every frontier degree again.
-const CHUNKED_EDGES: u32 = 262144u;
+// A Sparse frontier whose workgroups would load more degrees than this in
+// all (each loads every frontier degree when it scans the whole frontier
+// itself) is scanned in chunks by a dispatch of its own instead, even when
+// one workgroup could scan it: 2^18 loads, about a microsecond of L2 traffic
+// on a large GPU, against the extra dispatch.
+const REPEATED_SCAN_LOADS: u32 = 262144u;
 // Frontier edges per workgroup of a Hybrid level's piece dispatch: about
 // two pieces each when the frontier is made of hubs.
 const PIECE_DISPATCH_EDGES: u32 = 2048u;
@@ -145,12 +146,16 @@ fn div_ceil(a: u32, b: u32) -> u32 {
 }
 
 // Frontier vertices per chunk of a Sparse frontier of `count` vertices and
-// `edges` out-edges expanded by workgroups of `width`, or 0 when every
-// workgroup scans the whole frontier itself. A chunk is a multiple of
-// SCAN_CAP small enough that there are at most SCAN_CAP chunks.
-fn sparse_chunk(count: u32, edges: u32, width: u32) -> u32 {
-    if count <= SCAN_CAP && (count <= width * EDGES_PER_LANE || edges <= CHUNKED_EDGES) {
-        return 0u;
+// `edges` out-edges expanded by at most `cap` workgroups of `width`, or 0
+// when every workgroup scans the whole frontier itself. A chunk is a
+// multiple of SCAN_CAP small enough that there are at most SCAN_CAP chunks.
+fn sparse_chunk(count: u32, edges: u32, width: u32, cap: u32) -> u32 {
+    if count <= SCAN_CAP {
+        let groups = min(div_ceil(edges, width * EDGES_PER_LANE), cap);
+        // groups * count <= 65535 * 2048 fits u32.
+        if count <= width * EDGES_PER_LANE || groups * count <= REPEATED_SCAN_LOADS {
+            return 0u;
+        }
     }
     return SCAN_CAP * div_ceil(count, SCAN_CAP * SCAN_CAP);
 }

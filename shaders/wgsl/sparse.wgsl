@@ -6,8 +6,9 @@
 // by binary search in a prefix scan of the degrees.
 //
 // - A small frontier (sparse_chunk: at most SCAN_CAP vertices, and few
-//   vertices or few edges): one dispatch (`sparse`). Every workgroup scans
-//   the whole frontier's degrees in workgroup memory, then expands its share.
+//   vertices or few workgroups to repeat the scan): one dispatch (`sparse`).
+//   Every workgroup scans the whole frontier's degrees in workgroup memory,
+//   then expands its share.
 // - Otherwise `sparse_scan` first writes, per chunk of C_SPARSE_CHUNK
 //   vertices, each vertex's inclusive offset within its chunk to work[i] and
 //   the chunk's total to work[count + c]. `sparse` then scans the (at most

@@ -87,14 +87,16 @@ fn a_broom_whose_level_is_eight_hubs() {
 #[test]
 fn hubs_mixed_with_mid_and_light_vertices_in_one_scan() {
     let Some(mut backend) = open() else { return };
-    // 1,316 frontier vertices: one workgroup scans them all. Degrees on both
-    // sides of 32 (light) and of 1024 and 2048 (piece boundaries).
+    // 1,023 frontier vertices with 98,369 out-edges: every workgroup scans
+    // them all itself (193 workgroups of 256 lanes * 2 edges repeat 197,439
+    // degree loads, within the 2^18 that warrant a chunk scan). Degrees on
+    // both sides of 32 (light) and of 1024 and 2048 (piece boundaries).
     let tiers = [
-        tier(6, 20_000),
-        tier(300, 200),
+        tier(3, 20_000),
+        tier(100, 200),
         tier(5, 31),
         tier(5, 32),
-        tier(1000, 3),
+        tier(900, 3),
         tier(3, 1023),
         tier(3, 1024),
         tier(2, 2047),
@@ -107,12 +109,13 @@ fn hubs_mixed_with_mid_and_light_vertices_in_one_scan() {
 #[test]
 fn a_short_frontier_with_many_edges_is_scanned_in_chunks_too() {
     let Some(mut backend) = open() else { return };
-    // 1,014 frontier vertices (more than 256 lanes * 2 edges) with more than
-    // 2^18 out-edges: the device scans them in one chunk of their own rather
-    // than in every workgroup. With and without degree-0 vertices.
+    // 1,014 frontier vertices with 284,014 out-edges: 555 workgroups of 256
+    // lanes * 2 edges would repeat 562,770 degree loads scanning the whole
+    // frontier each, more than 2^18, so the device scans it in one chunk of
+    // its own. With and without degree-0 vertices.
     let tiers = [tier(14, 20_000), tier(1000, 3)];
     let graph = Arc::new(hub_tree(3, &tiers, false));
-    assert!(level_edges(&graph, &[0])[3] > 1 << 18);
+    assert_eq!(level_edges(&graph, &[0])[3], 284_014);
     every_topology(&mut backend, "short and heavy", &graph, &[0]);
     let tiers = [tier(600, 0), tier(14, 20_000), tier(400, 3)];
     let graph = Arc::new(hub_tree(3, &tiers, true));
