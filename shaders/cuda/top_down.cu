@@ -220,7 +220,7 @@ extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_sparse(const V
                                       share_start(total, parts, blockIdx.x + 1), a.queue_out,
                                       cursor, next_depth, none, examined, out_edges);
         }
-    } else {
+    } else if (parts != 0) {
         const SparseScan s = sparse_scan_plan(a, len);
         scan_chunks(a, len, s, tmp);
         if (blockIdx.x < parts) {
@@ -276,7 +276,8 @@ extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_hybrid(const V
     items.scan = hybrid_smem;                  // width + 1
     items.row = items.scan + width + 1;        // width
     items.src = (u32*)(items.row + width);     // width
-    const u32 chunks = (u32)(((u64)len + width - 1) / width);
+    // A frontier without out-edges has nothing to expand.
+    const u32 chunks = edges == 0 ? 0u : (u32)(((u64)len + width - 1) / width);
     const u32 parts = edges == 0 ? 0u : edge_blocks(edges);
     const u32 next_depth = a.level + 1;
     u32* cursor = &c->next_len[0];
