@@ -28,7 +28,7 @@ mod open;
 
 pub use device::Device;
 pub use error::VyreError;
-pub use names::{parse_topology, topology_name};
+pub use names::{parse_topology, topology_name, topology_sequence};
 pub use open::{BackendChoice, OpenRequest, available_backends, open};
 
 pub use vyre_driver as driver;

@@ -1,5 +1,7 @@
 //! Short command-line names of the topologies.
 
+use vyre_runtime::LevelTrace;
+
 use crate::Topology;
 
 /// The short name of `topology` used on command lines and in reports.
@@ -31,6 +33,30 @@ pub fn parse_topology(name: &str) -> Result<Topology, String> {
                 names.join(", ")
             )
         })
+}
+
+/// The topologies a search ran, in order, with repeats counted:
+/// `sparse x2 > block-dense x3 > sparse`.
+#[must_use]
+pub fn topology_sequence(levels: &[LevelTrace]) -> String {
+    let mut runs: Vec<(&'static str, usize)> = Vec::new();
+    for level in levels {
+        let name = topology_name(level.topology);
+        match runs.last_mut() {
+            Some((last, count)) if *last == name => *count += 1,
+            _ => runs.push((name, 1)),
+        }
+    }
+    runs.iter()
+        .map(|&(name, count)| {
+            if count > 1 {
+                format!("{name} x{count}")
+            } else {
+                name.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" > ")
 }
 
 #[cfg(test)]

@@ -1,13 +1,12 @@
 //! What the `bfs` example prints.
 
-use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::Path;
 use std::time::Duration;
 
 use vyre::graph::{Graph, UNREACHED};
 use vyre::measure::Measurement;
-use vyre::{DeviceCapabilities, topology_name};
+use vyre::{DeviceCapabilities, topology_name, topology_sequence};
 
 /// What the report says besides the measurements.
 pub struct Context<'a> {
@@ -17,28 +16,6 @@ pub struct Context<'a> {
     pub load_time: Duration,
     pub upload_time: Duration,
     pub forced: bool,
-}
-
-/// Topology sequence of one search, e.g. `sparse x2 > dense x3 > sparse`.
-fn topology_sequence(levels: &[vyre::LevelTrace]) -> String {
-    let mut runs: Vec<(&'static str, usize)> = Vec::new();
-    for level in levels {
-        let name = topology_name(level.topology);
-        match runs.last_mut() {
-            Some((last, count)) if *last == name => *count += 1,
-            _ => runs.push((name, 1)),
-        }
-    }
-    runs.iter()
-        .map(|(name, count)| {
-            if *count > 1 {
-                format!("{name} x{count}")
-            } else {
-                (*name).to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" > ")
 }
 
 fn verdict(run: &vyre::measure::SourceRun) -> &str {
@@ -141,58 +118,40 @@ fn print_trace(run: &vyre::measure::SourceRun, forced: bool) {
     }
 }
 
-fn json_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 /// The machine-readable summary (one JSON object).
 pub fn json(ctx: &Context<'_>, m: &Measurement) -> String {
-    let runs: Vec<String> = m
+    let runs: Vec<serde_json::Value> = m
         .runs
         .iter()
         .map(|run| {
-            let validation = match &run.validation {
-                None => "null".to_string(),
-                Some(Ok(())) => "true".to_string(),
-                Some(Err(why)) => json_escape(why),
+            let valid = match &run.validation {
+                None => serde_json::Value::Null,
+                Some(Ok(())) => serde_json::Value::Bool(true),
+                Some(Err(why)) => serde_json::Value::String(why.clone()),
             };
-            format!(
-                "{{\"source\":{},\"seconds\":{},\"levels\":{},\"edges\":{},\"gteps\":{},\"valid\":{},\"topologies\":{}}}",
-                run.source,
-                run.time.as_secs_f64(),
-                run.result.levels.len(),
-                run.edges,
-                run.teps / 1e9,
-                validation,
-                json_escape(&topology_sequence(&run.result.levels))
-            )
+            serde_json::json!({
+                "source": run.source,
+                "seconds": run.time.as_secs_f64(),
+                "levels": run.result.levels.len(),
+                "edges": run.edges,
+                "gteps": run.teps / 1e9,
+                "valid": valid,
+                "topologies": topology_sequence(&run.result.levels),
+            })
         })
         .collect();
-    format!(
-        "{{\"device\":{},\"backend\":{},\"graph\":{},\"vertices\":{},\"stored_edges\":{},\"symmetric\":{},\"hmean_gteps\":{},\"all_valid\":{},\"runs\":[{}]}}",
-        json_escape(&ctx.device.device_name),
-        json_escape(ctx.device.backend.name()),
-        json_escape(ctx.graph_name),
-        ctx.graph.vertex_count(),
-        ctx.graph.edge_count(),
-        ctx.graph.is_symmetric(),
-        m.hmean_teps / 1e9,
-        m.all_valid(),
-        runs.join(",")
-    )
+    serde_json::json!({
+        "device": ctx.device.device_name,
+        "backend": ctx.device.backend.name(),
+        "graph": ctx.graph_name,
+        "vertices": ctx.graph.vertex_count(),
+        "stored_edges": ctx.graph.edge_count(),
+        "symmetric": ctx.graph.is_symmetric(),
+        "hmean_gteps": m.hmean_teps / 1e9,
+        "all_valid": m.all_valid(),
+        "runs": runs,
+    })
+    .to_string()
 }
 
 /// One line per vertex: its depth, or -1 when unreached.

@@ -37,22 +37,6 @@ fn median(mut values: Vec<f64>) -> f64 {
     values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
-/// `warp-sparse x3 > dense x2 > sparse`.
-fn sequence(levels: &[vyre::LevelTrace]) -> String {
-    let mut runs: Vec<(&str, usize)> = Vec::new();
-    for l in levels {
-        let name = vyre::topology_name(l.topology);
-        match runs.last_mut() {
-            Some((last, n)) if *last == name => *n += 1,
-            _ => runs.push((name, 1)),
-        }
-    }
-    runs.iter()
-        .map(|(name, n)| format!("{name} x{n}"))
-        .collect::<Vec<_>>()
-        .join(" > ")
-}
-
 impl Row {
     pub fn new(spec: &str, graph: &Graph, device: &Device, variant: &str, m: &Measurement) -> Self {
         let first = &m.runs[0];
@@ -79,7 +63,7 @@ impl Row {
                 hmean_gteps: m.hmean_teps / 1e9,
                 levels,
                 per_level_us: median_s * 1e6 / levels.max(1) as f64,
-                topologies: sequence(&first.result.levels),
+                topologies: vyre::topology_sequence(&first.result.levels),
                 valid,
                 floor_us: bytes / MEASURED_COPY_BANDWIDTH * 1e6,
             }),
@@ -116,22 +100,6 @@ impl Row {
             ),
         }
     }
-}
-
-fn json_string(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 fn date() -> String {
@@ -189,12 +157,20 @@ pub fn write_reports(
                     s.valid.map_or("-", |v| if v { "yes" } else { "NO" }),
                     s.topologies
                 );
-                json.push(format!(
-                    "{{\"graph\":{},\"vertices\":{},\"edges\":{},\"backend\":{},\"variant\":{},\"median_ms\":{},\"hmean_gteps\":{},\"levels\":{},\"per_level_us\":{},\"floor_us\":{},\"valid\":{},\"topologies\":{}}}",
-                    json_string(&r.graph), r.vertices, r.edges, json_string(&r.backend), json_string(&r.variant),
-                    s.median_ms, s.hmean_gteps, s.levels, s.per_level_us, s.floor_us,
-                    s.valid.map_or("null".to_string(), |v| v.to_string()), json_string(&s.topologies)
-                ));
+                json.push(serde_json::json!({
+                    "graph": r.graph,
+                    "vertices": r.vertices,
+                    "edges": r.edges,
+                    "backend": r.backend,
+                    "variant": r.variant,
+                    "median_ms": s.median_ms,
+                    "hmean_gteps": s.hmean_gteps,
+                    "levels": s.levels,
+                    "per_level_us": s.per_level_us,
+                    "floor_us": s.floor_us,
+                    "valid": s.valid,
+                    "topologies": s.topologies,
+                }));
             }
             Err(why) => {
                 let _ = writeln!(
@@ -207,13 +183,12 @@ pub fn write_reports(
                     r.variant,
                     why.replace('|', "/")
                 );
-                json.push(format!(
-                    "{{\"graph\":{},\"backend\":{},\"variant\":{},\"error\":{}}}",
-                    json_string(&r.graph),
-                    json_string(&r.backend),
-                    json_string(&r.variant),
-                    json_string(why)
-                ));
+                json.push(serde_json::json!({
+                    "graph": r.graph,
+                    "backend": r.backend,
+                    "variant": r.variant,
+                    "error": why,
+                }));
             }
         }
     }
@@ -239,7 +214,7 @@ pub fn write_reports(
         std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
     };
     write("bench.md", &md)?;
-    write("bench.json", &format!("[{}]\n", json.join(",\n")))?;
+    write("bench.json", &serde_json::Value::Array(json).to_string())?;
     println!("{md}");
     Ok(())
 }
