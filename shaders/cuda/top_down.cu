@@ -164,7 +164,7 @@ __device__ void expand_scanned(const VyreArgs& a, u32 len, SparseScan s, u32 par
             const u32 u = a.queue_in[pos];
             items.src[t] = u;
             items.row[t] = a.out_offsets[u];
-            items.scan[t] = bases[pos / s.chunk_len] + __ldcg(&s.local[pos]);
+            items.scan[t] = bases[(u32)pos / s.chunk_len] + __ldcg(&s.local[pos]);
         } else {
             items.src[t] = 0;
             items.row[t] = 0;
@@ -172,7 +172,8 @@ __device__ void expand_scanned(const VyreArgs& a, u32 len, SparseScan s, u32 par
         }
         if (t == 0) {
             const u64 q = p + width;
-            items.scan[width] = q < len ? bases[q / s.chunk_len] + __ldcg(&s.local[q]) : total;
+            items.scan[width] =
+                q < len ? bases[(u32)q / s.chunk_len] + __ldcg(&s.local[q]) : total;
         }
         __syncthreads();
         const u64 begin = items.scan[0] > from ? items.scan[0] : from;
