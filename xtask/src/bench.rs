@@ -107,10 +107,19 @@ pub fn run(args: &Args) -> Result<(), String> {
         .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
     let mut rows = Vec::new();
     let mut devices = Vec::new();
+    let mut unavailable = Vec::new();
     for name in &args.backends {
         let choice: BackendChoice = name.parse()?;
-        let device = vyre::open(&OpenRequest::new(choice)).map_err(|e| e.to_string())?;
-        devices.push(device);
+        match vyre::open(&OpenRequest::new(choice)) {
+            Ok(device) => devices.push(device),
+            Err(e) => {
+                eprintln!("bench: {name} unavailable: {e}");
+                unavailable.push(format!("{name}: {e}"));
+            }
+        }
+    }
+    if devices.is_empty() {
+        return Err(format!("no backend opened: {}", unavailable.join("; ")));
     }
     let mut baselines = Vec::new();
     for spec_text in &args.graphs {
@@ -172,5 +181,12 @@ pub fn run(args: &Args) -> Result<(), String> {
         }
         drop(graph);
     }
-    write_reports(&args.out, &args.commit, &devices, &rows, &baselines)
+    write_reports(
+        &args.out,
+        &args.commit,
+        &devices,
+        &unavailable,
+        &rows,
+        &baselines,
+    )
 }

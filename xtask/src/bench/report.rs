@@ -117,6 +117,7 @@ pub fn write_reports(
     out: &Path,
     commit: &str,
     devices: &[Device],
+    unavailable: &[String],
     rows: &[Row],
     baselines: &[Baseline],
 ) -> Result<(), String> {
@@ -132,6 +133,9 @@ pub fn write_reports(
             c.launch_overhead_ns / 1e3,
             c.resident_workgroups
         );
+    }
+    for why in unavailable {
+        let _ = writeln!(md, "- not measured: {why}");
     }
     let _ = writeln!(
         md,
