@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use vyre_driver::backend::{
     Backend, BackendError, BackendKind, DeviceCapabilities, DeviceLayout, FrontierForm,
-    LevelRecord, WaveCommand, WaveReport, frontier_form_of,
+    LevelRecord, WaveCommand, WaveReport, frontier_form_of, slots_for,
 };
 use vyre_driver::megakernel_execution::{
     MegakernelDeviceCapabilities, MegakernelExecutionTopology,
@@ -292,6 +292,14 @@ fn every_launch_fits_the_device_limits() {
                 .dispatch_grid
                 .iter()
                 .all(|&d| (1..=65_535).contains(&d)),
+            "{c:?}"
+        );
+        // A level sized on the device never gets more workgroups than a
+        // frontier of every vertex would need (the grid has 2,400 vertices).
+        let most = slots_for(c.topology, 2_400, 2_400).div_ceil(width);
+        assert!(c.launch.max_workgroups <= most.max(1), "{c:?}");
+        assert!(
+            u64::from(c.launch.max_workgroups) >= c.launch.workgroups(),
             "{c:?}"
         );
     }

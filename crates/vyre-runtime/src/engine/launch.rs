@@ -40,10 +40,15 @@ pub(crate) fn size_launch(
         (limits, ResidentGridRequest::new(slots, 0))
     };
     let plan = ResidentGridPlan::recommend(request, limits)?;
+    let width = plan.geometry.workgroup_size_x;
+    // Levels sized on the device never need more workgroups than a frontier
+    // of every vertex would.
+    let most_slots = slots_for(topology, vertex_count, vertex_count).max(1);
+    let most_workgroups = most_slots.div_ceil(width).max(plan.worker_groups);
     Ok(LaunchShape {
-        workgroup_size_x: plan.geometry.workgroup_size_x,
+        workgroup_size_x: width,
         dispatch_grid: plan.geometry.dispatch_grid,
         slots_per_lane: plan.geometry.slots_per_lane(),
-        max_workgroups: limits.max_compute_workgroups_per_dimension,
+        max_workgroups: most_workgroups.min(limits.max_compute_workgroups_per_dimension),
     })
 }
