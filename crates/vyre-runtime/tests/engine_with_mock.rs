@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use vyre_driver::backend::{
     Backend, BackendError, BackendKind, DeviceCapabilities, DeviceLayout, FrontierForm,
-    LevelRecord, WaveCommand, WaveReport, frontier_form_of, slots_for,
+    LevelRecord, WaveCommand, WaveReport, edge_balanced_slots, frontier_form_of, slots_for,
 };
 use vyre_driver::megakernel_execution::{
     MegakernelDeviceCapabilities, MegakernelExecutionTopology,
@@ -295,12 +295,41 @@ fn every_launch_fits_the_device_limits() {
             "{c:?}"
         );
         // A level sized on the device never gets more workgroups than a
-        // frontier of every vertex would need (the grid has 2,400 vertices).
-        let most = slots_for(c.topology, 2_400, 2_400).div_ceil(width);
+        // frontier of every vertex and edge would need (the grid has 2,400
+        // vertices and 9,400 stored edges).
+        let most = slots_for(c.topology, 2_400, 2_400)
+            .max(edge_balanced_slots(9_400))
+            .div_ceil(width);
         assert!(c.launch.max_workgroups <= most.max(1), "{c:?}");
         assert!(
             u64::from(c.launch.max_workgroups) >= c.launch.workgroups(),
             "{c:?}"
         );
+    }
+}
+
+#[test]
+fn edge_balanced_launches_are_sized_by_the_frontier_edges() {
+    let (mock, commands) = Mock::new(false, (12_000, 11_000));
+    let mut engine = Engine::new(Box::new(mock));
+    engine
+        .load(Arc::new(vyre_graph::generate::star(40_000).unwrap()))
+        .unwrap();
+    for topology in [
+        MegakernelExecutionTopology::SparseFrontier,
+        MegakernelExecutionTopology::HybridFrontier,
+    ] {
+        commands.lock().unwrap().clear();
+        let request = SearchRequest {
+            sources: &[7],
+            topology: TopologyChoice::Forced(topology),
+            chaining: ChainMode::Off,
+        };
+        engine.bfs(&request).unwrap();
+        // Level 1's frontier is the hub alone, with 40,000 out-edges.
+        let hub_level = commands.lock().unwrap()[1];
+        assert_eq!(hub_level.frontier_len, 1);
+        let lanes = hub_level.launch.workgroups() * u64::from(hub_level.launch.workgroup_size_x);
+        assert!(lanes >= 40_000 / 4, "{topology:?}: {:?}", hub_level.launch);
     }
 }

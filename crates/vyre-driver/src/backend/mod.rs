@@ -20,6 +20,6 @@ pub use layout::{
     CONTROL_BYTES, DeviceLayout, EdgeSegments, LEVEL_RECORD_BYTES, LayoutBytes, WORK_PIECE_EDGES,
 };
 pub use wave::{
-    FrontierForm, LaunchShape, LevelRecord, WARP_LANES, WaveCommand, WaveReport, frontier_form_of,
-    slots_for,
+    EDGES_PER_LANE, FrontierForm, LaunchShape, LevelRecord, WARP_LANES, WaveCommand, WaveReport,
+    edge_balanced_slots, frontier_form_of, slots_for,
 };

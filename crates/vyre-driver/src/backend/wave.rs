@@ -29,6 +29,17 @@ pub fn frontier_form_of(topology: MegakernelExecutionTopology) -> FrontierForm {
     }
 }
 
+/// Edges one lane of an edge-balanced launch (`SparseFrontier`,
+/// `HybridFrontier`) is sized to expand.
+pub const EDGES_PER_LANE: u64 = 4;
+
+/// Lanes an edge-balanced launch needs for a frontier with `frontier_edges`
+/// out-edges (saturating at `u32::MAX`; at least 1).
+#[must_use]
+pub fn edge_balanced_slots(frontier_edges: u64) -> u32 {
+    u32::try_from(frontier_edges.div_ceil(EDGES_PER_LANE).max(1)).unwrap_or(u32::MAX)
+}
+
 /// Work items ("slots") one wave of `topology` has, the unit the grid is
 /// sized in:
 /// - `WarpSparseFrontier`: [`WARP_LANES`] per frontier vertex;

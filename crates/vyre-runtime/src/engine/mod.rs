@@ -216,8 +216,12 @@ impl Engine {
                 max_levels,
                 launch: launch::size_launch(
                     topology,
-                    telemetry.frontier_len,
-                    graph.vertex_count(),
+                    launch::FrontierSize {
+                        vertices: telemetry.frontier_len,
+                        edges: telemetry.frontier_edges,
+                        graph_vertices: graph.vertex_count(),
+                        graph_edges: graph.edge_count(),
+                    },
                     &caps,
                 )?,
                 band_max_frontier_edges: ChainPlanner::band_max_frontier_edges(
