@@ -35,7 +35,7 @@ typedef unsigned long long u64;
 // The 256-byte control block (CONTROL_BYTES). Per-wave kernels count in
 // slot 0 of the per-level counters; the fused kernel rotates over all three
 // so that one grid barrier per level suffices (see fused.cu). The barrier
-// words sit on their own 64-byte lines so spinning blocks do not slow the
+// word sits on its own 64-byte line so spinning blocks do not slow the
 // counters down. Every kernel leaves the counters (everything but cur_len,
 // cur_edges, levels_run and stop_epoch) zero when it finishes.
 struct VyreControl {
@@ -45,26 +45,26 @@ struct VyreControl {
     u32 cur_len;        // vertices in the current frontier
     u32 levels_run;     // levels the current command recorded
     u32 stop_epoch;     // == the command's epoch once it must run no more levels
-    u32 blocks_done;    // blocks of a per-wave kernel that finished
+    u32 blocks_done;    // blocks of a kernel that finished (per-wave) or left (fused)
     u32 conv_cursor;    // append cursor of the bitmap -> queue conversion
     u64 cur_edges;      // out-edges of the current frontier
     u32 work_ticket;    // chunks of this level's frontier claimed by blocks
     u32 work_done;      // chunks of this level's frontier finished
     u32 piece_count[3]; // pieces in the work array (fused: rotating like next_len)
     u32 reserved0[5];
-    u32 bar_count;      // grid barrier: blocks arrived
-    u32 reserved1[15];
-    u32 bar_gen;        // grid barrier: generation
-    u32 reserved2[15];
+    u32 bar_count;      // grid barrier: arrivals, top bit the phase (fused.cu)
+    u32 reserved1[31];
 };
 // The fields add up to exactly 256 bytes, so this assert also rules out
 // padding: next_len is at byte 48, cur_len 60, levels_run 64, stop_epoch 68,
-// cur_edges 80, work_ticket 88, piece_count 96, bar_count 128, bar_gen 192.
+// cur_edges 80, work_ticket 88, piece_count 96, bar_count 128.
 static_assert(sizeof(VyreControl) == 256, "control block is CONTROL_BYTES");
 
-// One entry of the level history (LEVEL_RECORD_BYTES). The history lives in
-// pinned host memory mapped into the device: the host reads a record as
-// soon as its epoch shows, so write_record stores the epoch last.
+// One entry of the level history (LEVEL_RECORD_BYTES). Per-wave kernels
+// write it into pinned host memory mapped into the device (`history`): the
+// host reads a chain's record as soon as its epoch shows, so write_record
+// stores the epoch last. The fused kernel keeps its records in device memory
+// (`level_log`) while it runs and copies them to `history` as it exits.
 struct VyreLevelRecord {
     u32 level;
     u32 frontier_in;
@@ -87,7 +87,8 @@ struct VyreArgs {
     u32* bitmap_in;
     u32* bitmap_out;
     VyreControl* control;
-    VyreLevelRecord* history;
+    VyreLevelRecord* history;    // mapped host memory
+    VyreLevelRecord* level_log;  // device memory, as many entries as history
     u32* work;               // DeviceLayout::work_bytes: scans and pieces
     u64 band_max_frontier_edges;
     u64 work_words;          // u32 words of `work`
@@ -95,10 +96,12 @@ struct VyreArgs {
     u32 level;               // depth of the frontier this launch expands
     u32 history_index;       // history entry of this level within the command
     u32 epoch;               // command number, for the stop flag
-    u32 max_levels;          // levels of the command (fused: most this launch may run)
+    u32 max_levels;          // levels of the command (fused: most this launch may run; 0: none)
     u32 aux;                 // seed_sources: number of sources
+    u32 max_out_degree;      // largest out-degree of the graph (saturating)
+    u32 reserved;
 };
-static_assert(sizeof(VyreArgs) == 144, "VyreArgs mirrors KernelArgs");
+static_assert(sizeof(VyreArgs) == 160, "VyreArgs mirrors KernelArgs");
 
 __device__ __forceinline__ u32 lane_id() { return threadIdx.x & 31u; }
 __device__ __forceinline__ u32 warp_in_block() { return threadIdx.x >> 5; }
@@ -220,6 +223,38 @@ __device__ void block_exclusive_scan(u64 x, u64* out) {
 // wake-up latency); the CPU emulator (crates/vyre-cuda/emu) yields.
 #ifndef VYRE_SPIN_PAUSE
 #define VYRE_SPIN_PAUSE()
+#endif
+
+// Device-scope acquire load, and add with acquire and release semantics,
+// for the fused kernel's grid barrier; a pause of about `ns` nanoseconds
+// between polls. The CPU emulator defines its own (VYRE_HOST_ORDERING).
+#ifndef VYRE_HOST_ORDERING
+__device__ __forceinline__ u32 load_acquire(const u32* p) {
+    u32 v;
+#if __CUDA_ARCH__ >= 700
+    asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+#else
+    v = *(const volatile u32*)p;
+    __threadfence();
+#endif
+    return v;
+}
+__device__ __forceinline__ u32 add_acq_rel(u32* p, u32 x) {
+    u32 old;
+#if __CUDA_ARCH__ >= 700
+    asm volatile("atom.add.acq_rel.gpu.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(x) : "memory");
+#else
+    __threadfence();
+    old = atomicAdd(p, x);
+    __threadfence();
+#endif
+    return old;
+}
+__device__ __forceinline__ void spin_pause_ns(u32 ns) {
+#if __CUDA_ARCH__ >= 700
+    __nanosleep(ns);
+#endif
+}
 #endif
 
 // ---- work shared between the blocks of one launch -------------------------

@@ -1,177 +1,330 @@
 // FusedWave: a persistent kernel that runs consecutive top-down levels with
 // a device-wide barrier between them.
 //
-// The barrier is a counter of arrived blocks plus a generation word. It is
-// only safe because the backend launches this kernel with
+// The barrier is only safe because the backend launches this kernel with
 // cuLaunchCooperativeKernel, which refuses grids whose blocks cannot all be
 // resident at once; a plain launch of a grid too large to be co-resident
 // would spin forever.
 //
-// One barrier per level: level r counts into counter slot r % 3. After the
-// barrier every block reads slot r % 3; during level r + 1 block 0 clears
-// slot (r + 2) % 3, which was last read before the previous barrier. The
-// queues alternate as in the per-wave kernels.
-
-__device__ __forceinline__ void grid_barrier(VyreControl* c) {
-    __syncthreads();
-    // One block: __syncthreads already orders every global access of the
-    // block, and the fences and atomics below would only add latency.
-    if (gridDim.x == 1) return;
-    if (threadIdx.x == 0) {
-        volatile u32* gen = &c->bar_gen;
-        const u32 seen = *gen;
-        __threadfence();
-        const u32 arrived = atomicAdd(&c->bar_count, 1u);
-        if (arrived == gridDim.x - 1) {
-            atomicExch(&c->bar_count, 0u);
-            __threadfence();
-            atomicAdd(&c->bar_gen, 1u);
-        } else {
-            while (*gen == seen) {
-                VYRE_SPIN_PAUSE();
-            }
-        }
-        __threadfence();
-    }
-    __syncthreads();
-}
+// A level on a high-diameter graph has almost no work, so what a level
+// costs is its chain of dependent memory round trips plus the barrier. The
+// kernel keeps that chain short:
+// - one barrier per level: level r counts into counter slot r % 3; after
+//   the barrier every block reads slot r % 3, and during level r + 1 block 0
+//   clears slot (r + 2) % 3, which was last read before the previous
+//   barrier. The queues alternate as in the per-wave kernels;
+// - the barrier is one atomic add per block on one word whose top bit flips
+//   when the last block arrives; one thread per block polls it with
+//   device-scope acquire loads and a short sleep, and the block that
+//   completes it does not poll at all;
+// - a frontier is dealt out in warp-sized runs of 32 vertices round-robin
+//   over the blocks, and each block spreads its vertices' edges over all its
+//   threads, so a small frontier takes one round of one edge per thread on
+//   many blocks instead of a walk of every vertex's edges by one thread;
+//   blocks without vertices go straight to the barrier;
+// - the next frontier's entries near the front of the queue and their row
+//   offsets are loaded while thread 0 reads the level's counters;
+// - level records stay in device memory (`level_log`) until the launch
+//   ends: writes to mapped host memory would make the barrier's release wait
+//   on the PCIe bus every level;
+// - a graph without a vertex of VYRE_LIGHT_DEGREE out-edges or more needs no
+//   pieces, so its launches skip the first frontier's piece pass and its
+//   barrier;
+// - no barrier at exit: the last block to leave (by ticket) clears the
+//   counters.
 
 // Widest block the fused kernel is built for (FUSED_WIDTH in the backend).
 // With at least 5 blocks per SM ptxas keeps it in 48 registers without
 // spilling.
 #define VYRE_FUSED_MAX_BLOCK 256
+#define VYRE_FUSED_MAX_WARPS (VYRE_FUSED_MAX_BLOCK / 32)
+
+// Top bit of bar_count: flips once every block has arrived.
+#define VYRE_BARRIER_PHASE 0x80000000u
+// Back-off of a polling block, in ns: it starts short (the last blocks
+// usually arrive within a round trip) and is capped well below the time a
+// level takes, so an early block is never late for the next level.
+#define VYRE_SPIN_FIRST_NS 32u
+#define VYRE_SPIN_MOST_NS 256u
+
+// Thread 0 of every block, once per barrier. Block 0 adds
+// PHASE - (blocks - 1) and every other block 1, so the counter's low bits
+// come back to zero and its top bit flips exactly when the last block adds.
+// The add releases this block's writes (all of its threads', ordered before
+// by the __syncthreads that precedes the call) and acquires everyone's.
+__device__ __forceinline__ void grid_arrive_and_wait(VyreControl* c) {
+    const u32 add = blockIdx.x == 0 ? VYRE_BARRIER_PHASE - (gridDim.x - 1) : 1u;
+    const u32 old = add_acq_rel(&c->bar_count, add);
+    if (((old + add) ^ old) & VYRE_BARRIER_PHASE) return;  // the last to arrive
+    u32 ns = VYRE_SPIN_FIRST_NS;
+    while (((load_acquire(&c->bar_count) ^ old) & VYRE_BARRIER_PHASE) == 0) {
+        spin_pause_ns(ns);
+        ns = ns * 2 < VYRE_SPIN_MOST_NS ? ns * 2 : VYRE_SPIN_MOST_NS;
+    }
+}
+
+// A whole grid barrier for every thread of every block.
+__device__ __forceinline__ void grid_barrier(VyreControl* c) {
+    __syncthreads();
+    // One block: __syncthreads already orders every global access of the
+    // block.
+    if (gridDim.x == 1) return;
+    if (threadIdx.x == 0) grid_arrive_and_wait(c);
+    __syncthreads();
+}
+
+// Where the frontier is dealt out: run k of 32 consecutive queue positions
+// goes to block k % G as warp (k / G) % W of pass (k / G) / W, for G blocks
+// of W warps. A frontier of up to 32 G vertices is thus one warp of each of
+// its first blocks, and a large one fills every thread of every block.
+struct FusedDeal {
+    u32 blocks;  // G
+    u32 warps;   // W
+
+    // Run index of warp `w` of this block in pass `p`.
+    __device__ __forceinline__ u64 run(u32 p, u32 w) const {
+        return ((u64)p * warps + w) * blocks + blockIdx.x;
+    }
+    // Queue position of this thread in pass `p`.
+    __device__ __forceinline__ u64 position(u32 p) const {
+        return run(p, warp_in_block()) * 32 + lane_id();
+    }
+    // Whether this block holds any of `len` positions in pass `p`
+    // (block-uniform).
+    __device__ __forceinline__ bool holds(u32 p, u32 len) const {
+        return run(p, 0) * 32 < len;
+    }
+    // Warps of this block holding positions below `len` in pass `p`.
+    __device__ __forceinline__ u32 warps_holding(u32 p, u32 len) const {
+        const u64 runs = ((u64)len + 31) / 32;
+        const u64 first = run(p, 0);
+        if (first >= runs) return 0;
+        const u64 used = (runs - first + blocks - 1) / blocks;
+        return used < warps ? (u32)used : warps;
+    }
+};
+
+// The launch's first frontier cut into pieces (list 0, counted in slot 2,
+// where a level before the first would have counted them). Every thread
+// must call it.
+__device__ void first_frontier_pieces(const VyreArgs& a, const u32* queue, u32 len) {
+    const VyrePieces first = {0, &a.control->piece_count[2]};
+    const u64 stride = (u64)gridDim.x * blockDim.x;
+    for (u64 chunk = (u64)blockIdx.x * blockDim.x; chunk < len; chunk += stride) {
+        const u64 i = chunk + threadIdx.x;
+        u32 u = 0;
+        u64 degree = 0;
+        if (i < len) {
+            u = __ldcg(queue + i);
+            degree = out_degree(a, u);
+        }
+        warp_append_pieces(a, first, degree, u);
+    }
+}
 
 // Levels while the frontier is non-empty, has at most band out-edges, and
-// fewer than max_levels levels ran. Records every level in the history,
-// and leaves cur_len / cur_edges / levels_run for the host with the
-// counters cleared.
+// fewer than max_levels levels ran. Records every level, and leaves cur_len
+// / cur_edges / levels_run for the host with the counters cleared.
 //
 // Each level expands its light vertices (fewer than VYRE_LIGHT_DEGREE
-// out-edges) per thread in blockDim chunks of the queue, and every other
-// vertex as pieces that all blocks share evenly. The pieces of a frontier
-// are appended when its vertices are discovered, during the level before,
-// so a level needs no second barrier; the launch's first frontier is cut
-// into pieces before the first level. Level r reads piece list r % 2 and
-// appends the next frontier's to list (r + 1) % 2, counted in slot r % 3 of
-// piece_count like next_len.
-// Dynamic shared memory: 20 * blockDim + 8 bytes (the pieces' items).
-extern "C" __global__ void __launch_bounds__(VYRE_FUSED_MAX_BLOCK, 5) vyre_fused(const VyreArgs a) {
+// out-edges) edge-balanced within each block (FusedDeal), and every other
+// vertex as pieces that all blocks share evenly. With HEAVY (the graph has
+// such vertices) the pieces of a frontier are appended when its vertices are
+// discovered, during the level before, so a level needs no second barrier;
+// the launch's first frontier is cut into pieces before the first level.
+// Level r reads piece list r % 2 and appends the next frontier's to list
+// (r + 1) % 2, counted in slot r % 3 of piece_count like next_len.
+template <bool HEAVY>
+__device__ void fused_levels(const VyreArgs& a) {
     extern __shared__ u64 fused_smem[];
+    // [0] next_len, [1] stop, [2] pieces.
     __shared__ u32 decision[3];
+    __shared__ u64 block_totals[2][VYRE_FUSED_MAX_WARPS];
     VyreControl* c = a.control;
     const u32 width = blockDim.x;
+    const u32 t = threadIdx.x;
     VyreItems items;
     items.scan = fused_smem;                   // width + 1
     items.row = items.scan + width + 1;        // width
     items.src = (u32*)(items.row + width);     // width
+    const FusedDeal deal = {gridDim.x, width >> 5};
+    const VyrePieces no_pieces = {0, nullptr};
     u32* queue_in = a.queue_in;
     u32* queue_out = a.queue_out;
     u32 len = load_volatile(&c->cur_len);
     u32 level = a.level;
-    u32 run = 0;
-    const u64 first_chunk = (u64)blockIdx.x * width;
-    const u64 chunk_stride = (u64)gridDim.x * width;
-    // The first frontier's pieces: list 0, counted in slot 2, where a level
-    // before the first would have counted them.
-    {
-        const VyrePieces first = {0, &c->piece_count[2]};
-        for (u64 chunk = first_chunk; chunk < len; chunk += chunk_stride) {
-            const u64 i = chunk + threadIdx.x;
-            u32 u = 0;
-            u64 degree = 0;
-            if (i < len) {
-                u = __ldcg(queue_in + i);
-                degree = out_degree(a, u);
-            }
-            warp_append_pieces(a, first, degree, u);
-        }
+    u32 pieces = 0;
+    if (HEAVY) {
+        first_frontier_pieces(a, queue_in, len);
+        grid_barrier(c);
+        if (t == 0) decision[2] = load_volatile(&c->piece_count[2]);
+        __syncthreads();
+        pieces = decision[2];
     }
-    grid_barrier(c);
-    if (threadIdx.x == 0) decision[2] = load_volatile(&c->piece_count[2]);
-    __syncthreads();
-    u32 pieces = decision[2];
-    // This thread's entry of the block's first chunk of the next frontier,
-    // read while thread 0 finds out how long that frontier is.
-    bool preloaded = false;
-    u32 entry = 0;
+    // This thread's first position of the next level, with its row, loaded
+    // while thread 0 reads the counters; valid when `ahead` is set and the
+    // position lies below the next frontier's length.
+    bool ahead = false;
+    u32 ahead_vertex = 0;
+    u64 ahead_start = 0, ahead_end = 0;
+    u32 run = 0;
+    u32 next_len = 0;
+    u64 next_edges = 0;
     for (;;) {
         const u32 slot = run % 3;
-        if (blockIdx.x == 0 && threadIdx.x == 0) {
+        if (blockIdx.x == 0 && t == 0) {
             const u32 spare = (run + 1) % 3;
             c->next_len[spare] = 0;
             c->out_edges[spare] = 0;
             c->examined[spare] = 0;
-            c->piece_count[spare] = 0;
+            if (HEAVY) c->piece_count[spare] = 0;
         }
-        const VyrePieces next = {(run + 1) & 1, &c->piece_count[slot]};
+        const VyrePieces next = HEAVY ? VyrePieces{(run + 1) & 1, &c->piece_count[slot]} : no_pieces;
         u32* cursor = &c->next_len[slot];
         const u32 next_depth = level + 1;
-        u64 examined = 0, out_edges = 0, unused = 0;
-        for (u64 chunk = first_chunk; chunk < len; chunk += chunk_stride) {
-            const u64 i = chunk + threadIdx.x;
+        u64 examined = 0, out_edges = 0;
+        bool worked = false;  // block-uniform
+        for (u32 p = 0; deal.holds(p, len); ++p) {
+            worked = true;
+            const u64 i = deal.position(p);
             u32 u = 0;
-            u64 start = 0, degree = 0;
+            u64 start = 0, end = 0;
             if (i < len) {
-                u = preloaded && chunk == first_chunk ? entry : __ldcg(queue_in + i);
-                start = a.out_offsets[u];
-                degree = a.out_offsets[u + 1] - start;
+                if (p == 0 && ahead) {
+                    u = ahead_vertex;
+                    start = ahead_start;
+                    end = ahead_end;
+                } else {
+                    u = __ldcg(queue_in + i);
+                    start = a.out_offsets[u];
+                    end = a.out_offsets[u + 1];
+                }
             }
-            expand_light<false, true>(a, u, start, degree, queue_out, cursor, next_depth, next,
-                                      examined, out_edges);
+            const u64 degree = end - start;
+            items.src[t] = u;
+            items.row[t] = start;
+            block_exclusive_scan(degree < VYRE_LIGHT_DEGREE ? degree : 0, items.scan);
+            expand_items<false, HEAVY>(a, items, deal.warps_holding(p, len) * 32, 0,
+                                       items.scan[width], queue_out, cursor, next_depth, next,
+                                       examined, out_edges);
+            // The next pass rewrites the items.
+            __syncthreads();
         }
-        expand_pieces<false, true>(a, run & 1, share_start(pieces, gridDim.x, blockIdx.x),
-                                   share_start(pieces, gridDim.x, blockIdx.x + 1), items,
-                                   queue_out, cursor, next_depth, next, examined, out_edges);
-        block_sum3(examined, out_edges, unused);
-        if (threadIdx.x == 0) {
-            if (examined) atomicAdd(&c->examined[slot], examined);
-            if (out_edges) atomicAdd(&c->out_edges[slot], out_edges);
+        if (HEAVY) {
+            const u64 from = share_start(pieces, gridDim.x, blockIdx.x);
+            const u64 to = share_start(pieces, gridDim.x, blockIdx.x + 1);
+            worked = worked || from < to;
+            expand_pieces<false, true>(a, run & 1, from, to, items, queue_out, cursor, next_depth,
+                                       next, examined, out_edges);
         }
-        grid_barrier(c);
-        // Speculative: the entry is used only if it lies below the next
-        // frontier's length; queue_out is not written again before then.
-        const u64 ahead = first_chunk + threadIdx.x;
-        preloaded = ahead < a.vertex_count;
-        if (preloaded) entry = __ldcg(queue_out + ahead);
-        if (threadIdx.x == 0) {
-            const u32 next_len = load_volatile(&c->next_len[slot]);
-            const u64 next_edges = load_volatile(&c->out_edges[slot]);
+        // The block's counts go to the level's slot with one atomic each
+        // from thread 0, just before it arrives at the barrier.
+        if (worked) {
+            for (u32 o = 16; o > 0; o >>= 1) {
+                examined += __shfl_down_sync(VYRE_FULL_MASK, examined, o);
+                out_edges += __shfl_down_sync(VYRE_FULL_MASK, out_edges, o);
+            }
+            if (lane_id() == 0) {
+                block_totals[0][warp_in_block()] = examined;
+                block_totals[1][warp_in_block()] = out_edges;
+            }
+        }
+        // Every write of this level by this block precedes thread 0's
+        // arrival.
+        __syncthreads();
+        if (t == 0) {
+            if (worked) {
+                u64 e = 0, o = 0;
+                for (u32 w = 0; w < deal.warps; ++w) {
+                    e += block_totals[0][w];
+                    o += block_totals[1][w];
+                }
+                if (e) atomicAdd(&c->examined[slot], e);
+                if (o) atomicAdd(&c->out_edges[slot], o);
+            }
+            if (gridDim.x > 1) grid_arrive_and_wait(c);
+        }
+        __syncthreads();
+        // Speculative loads for the next level, bounded to positions a
+        // frontier about twice this one's size would use, so a small
+        // frontier does not load the whole grid's worth of stale entries.
+        const u64 first = deal.position(0);
+        const u64 window = 2 * (u64)len + 64;
+        ahead = false;
+        if (first < window && first < a.vertex_count) {
+            ahead_vertex = __ldcg(queue_out + first);
+            if (ahead_vertex < a.vertex_count) {
+                ahead_start = a.out_offsets[ahead_vertex];
+                ahead_end = a.out_offsets[ahead_vertex + 1];
+                ahead = true;
+            }
+        }
+        if (t == 0) {
+            next_len = load_volatile(&c->next_len[slot]);
+            next_edges = load_volatile(&c->out_edges[slot]);
             if (blockIdx.x == 0) {
-                write_record(&a.history[run], level, len, next_len, next_edges,
-                             load_volatile(&c->examined[slot]), a.epoch, false);
+                VyreLevelRecord* r = &a.level_log[run];
+                r->level = level;
+                r->frontier_in = len;
+                r->frontier_out = next_len;
+                r->epoch = a.epoch;
+                r->frontier_out_edges = next_edges;
+                r->edges_examined = load_volatile(&c->examined[slot]);
             }
             decision[0] = next_len;
             decision[1] = next_len == 0 || run + 1 >= a.max_levels ||
                           next_edges > a.band_max_frontier_edges;
-            decision[2] = load_volatile(&c->piece_count[slot]);
+            if (HEAVY) decision[2] = load_volatile(&c->piece_count[slot]);
         }
         __syncthreads();
-        const u32 next_len = decision[0];
         const bool stop = decision[1] != 0;
-        pieces = decision[2];
+        len = decision[0];
+        if (HEAVY) pieces = decision[2];
         ++run;
         if (stop) break;
         u32* swap = queue_in;
         queue_in = queue_out;
         queue_out = swap;
-        len = next_len;
         ++level;
-        // decision[] is rewritten only after the next level's barrier, which
-        // every thread of this block passes after reading it.
+        // decision[] and block_totals[] are rewritten only after the next
+        // level's first __syncthreads at the barrier, which every thread of
+        // this block passes after reading them.
     }
-    // No block may still be reading the counters when block 0 clears them.
-    grid_barrier(c);
-    if (blockIdx.x == 0 && threadIdx.x == 0) {
-        volatile VyreControl* vc = c;
-        const u32 last = (run - 1) % 3;
-        vc->cur_len = vc->next_len[last];
-        vc->cur_edges = vc->out_edges[last];
-        vc->levels_run = run;
-        for (u32 s = 0; s < 3; ++s) {
-            vc->next_len[s] = 0;
-            vc->out_edges[s] = 0;
-            vc->examined[s] = 0;
-            vc->piece_count[s] = 0;
+    // Block 0 wrote the records (thread 0, ordered by the __syncthreads
+    // above): the host reads them from mapped memory once the launch is over.
+    if (blockIdx.x == 0) {
+        const u32* from = (const u32*)a.level_log;
+        u32* to = (u32*)a.history;
+        for (u32 w = t; w < run * 8; w += width) to[w] = from[w];
+    }
+    // The last block to leave clears the counters: every other block has
+    // read its last ones (and left the barrier) before it took its ticket.
+    if (t == 0) {
+        const u32 left = gridDim.x > 1 ? add_acq_rel(&c->blocks_done, 1u) : gridDim.x - 1;
+        if (left == gridDim.x - 1) {
+            volatile VyreControl* vc = c;
+            vc->cur_len = next_len;
+            vc->cur_edges = next_edges;
+            vc->levels_run = run;
+            for (u32 s = 0; s < 3; ++s) {
+                vc->next_len[s] = 0;
+                vc->out_edges[s] = 0;
+                vc->examined[s] = 0;
+                vc->piece_count[s] = 0;
+            }
+            vc->blocks_done = 0;
+            vc->bar_count = 0;
         }
+    }
+}
+
+// max_levels 0 runs nothing (the backend's warm-up launch at start-up).
+// Dynamic shared memory: 20 * blockDim + 8 bytes (the items of a pass).
+extern "C" __global__ void __launch_bounds__(VYRE_FUSED_MAX_BLOCK, 5) vyre_fused(const VyreArgs a) {
+    if (a.max_levels == 0) return;
+    if (a.max_out_degree >= VYRE_LIGHT_DEGREE) {
+        fused_levels<true>(a);
+    } else {
+        fused_levels<false>(a);
     }
 }

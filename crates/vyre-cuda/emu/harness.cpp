@@ -203,7 +203,8 @@ struct Backend {
     EmuDevice dev;
     const Graph* g = nullptr;
     u64 *out_off, *in_off;
-    u32 *out_tgt, *in_tgt, *depth, *parent, *queue[2], *bitmap[2], *control, *history, *work;
+    u32 *out_tgt, *in_tgt, *depth, *parent, *queue[2], *bitmap[2], *control, *history, *level_log, *work;
+    u32 max_out_degree = 0;
     u64 work_words = 0;
     // search state
     u32 level = 0, frontier_len = 0, cur_queue = 0, cur_bitmap = 0, epoch = 0;
@@ -226,6 +227,8 @@ struct Backend {
         a.bitmap_out = bitmap[1];
         a.control = (VyreControl*)control;
         a.history = (VyreLevelRecord*)history;
+        a.level_log = (VyreLevelRecord*)level_log;
+        a.max_out_degree = max_out_degree;
         a.work = work;
         a.work_words = work_words;
         a.band_max_frontier_edges = ~0ull;
@@ -263,6 +266,9 @@ struct Backend {
         bitmap[1] = dev.alloc<u32>(bwords);
         control = dev.alloc<u32>(64);
         history = dev.alloc<u32>(HISTORY_LEVELS * 8);
+        level_log = dev.alloc<u32>(HISTORY_LEVELS * 8);
+        max_out_degree = 0;
+        for (u32 v = 0; v < n; ++v) max_out_degree = std::max<u64>(max_out_degree, graph.out.deg(v));
         // DeviceLayout::work_bytes: 2n + ceil(m / 512) + 1024 words.
         work_words = 2 * (u64)n + (e + 511) / 512 + 1024;
         work = dev.alloc<u32>(work_words);
@@ -353,7 +359,7 @@ struct Backend {
             // Counters (out_edges, examined, next_len) must be clear between commands.
             if (control[i] != 0) fail("control word %u is %u after the command", i, control[i]);
         }
-        if (control[18] != 0 || control[19] != 0 || control[32] != 0)
+        if (control[18] != 0 || control[19] != 0 || control[32] != 0 || control[48] != 0)
             fail("blocks_done/conv_cursor/bar_count not clear after the command");
         for (u32 i = 22; i < 27; ++i) {
             // work_ticket, work_done, piece_count[3]

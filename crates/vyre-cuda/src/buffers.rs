@@ -1,7 +1,9 @@
 //! The device buffers of one uploaded graph and its search state, allocated
-//! exactly as the [`DeviceLayout`] lists them. The level history is the one
-//! entry held in host memory (pinned and mapped into the device, which
-//! writes it directly); it is counted with the rest.
+//! exactly as the [`DeviceLayout`] lists them. The layout's level history is
+//! the device-memory log the fused kernel writes while it runs; the records
+//! the host reads live in pinned host memory mapped into the device (per-wave
+//! kernels write them directly, the fused kernel copies its log there as it
+//! exits), which is host memory and so not counted.
 
 use std::sync::Arc;
 
@@ -36,8 +38,13 @@ pub(crate) struct DeviceGraph {
     /// ([`DeviceLayout::work_bytes`]).
     pub work: CudaSlice<u32>,
     pub control: CudaSlice<u32>,
-    /// The level history, in mapped host memory the kernels write.
+    /// The level records the host reads, in mapped host memory.
     pub records: HostRecords,
+    /// The layout's level history on the device: the fused kernel's records
+    /// while it runs.
+    pub level_log: CudaSlice<u32>,
+    /// Largest out-degree of the graph (saturated at `u32::MAX`).
+    pub max_out_degree: u32,
     /// Bytes of all of the above.
     pub bytes: u64,
 }
@@ -78,6 +85,17 @@ pub(crate) fn check_layout(graph: &Graph, layout: &DeviceLayout) -> Result<(), B
     Ok(())
 }
 
+/// The largest out-degree in `csr`, saturated at `u32::MAX`.
+fn max_out_degree(csr: &Csr) -> u32 {
+    let most = csr
+        .offsets()
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .max()
+        .unwrap_or(0);
+    u32::try_from(most).unwrap_or(u32::MAX)
+}
+
 /// Allocate `bytes / size_of::<T>()` elements, uninitialised.
 fn alloc<T: DeviceRepr>(
     stream: &Arc<CudaStream>,
@@ -91,8 +109,9 @@ fn alloc<T: DeviceRepr>(
     // SAFETY: the memory is uninitialised; every buffer is written before it
     // is read: graph arrays by the copies below, depth and parent by
     // vyre_init_search, control by a memset, queues and bitmaps by the level
-    // or conversion that produces a frontier, the work array by the level
-    // that uses it (each kernel reads only what it wrote in the same launch).
+    // or conversion that produces a frontier, the work array and the level
+    // log by the launch that uses them (each kernel reads only what it wrote
+    // in the same launch).
     unsafe { stream.alloc::<T>(len) }.map_err(during("device allocation"))
 }
 
@@ -147,6 +166,8 @@ impl DeviceGraph {
             work: alloc(stream, layout.work_bytes())?,
             control,
             records: HostRecords::new(stream, layout.max_levels_per_command)?,
+            level_log: alloc(stream, layout.history_bytes())?,
+            max_out_degree: max_out_degree(graph.out_edges()),
             bytes: 0,
             layout: *layout,
             graph: Arc::clone(graph),
@@ -169,7 +190,7 @@ impl DeviceGraph {
             + self.bitmaps.iter().map(words).sum::<u64>()
             + words(&self.work)
             + words(&self.control)
-            + self.records.bytes()
+            + words(&self.level_log)
     }
 
     /// Arguments with every buffer of this graph filled in; the queue and
@@ -191,6 +212,7 @@ impl DeviceGraph {
             bitmap_out: ptr32(&self.bitmaps[1]),
             control: ptr32(&self.control),
             history: self.records.device_ptr(),
+            level_log: ptr32(&self.level_log),
             work: ptr32(&self.work),
             band_max_frontier_edges: u64::MAX,
             work_words: self.work.len() as u64,
@@ -200,6 +222,8 @@ impl DeviceGraph {
             epoch: 0,
             max_levels: 1,
             aux: 0,
+            max_out_degree: self.max_out_degree,
+            reserved: 0,
         }
     }
 
@@ -241,6 +265,19 @@ mod tests {
             launch_overhead_ns: 1.0,
             device_timestamps: true,
         }
+    }
+
+    #[test]
+    fn the_largest_out_degree_is_found() {
+        let star = build_graph(
+            6,
+            &[(0, 1), (0, 2), (0, 3), (4, 5)],
+            BuildOptions::UNDIRECTED,
+        )
+        .unwrap();
+        assert_eq!(max_out_degree(star.out_edges()), 3);
+        let empty = build_graph(3, &[], BuildOptions::UNDIRECTED).unwrap();
+        assert_eq!(max_out_degree(empty.out_edges()), 0);
     }
 
     #[test]

@@ -109,7 +109,15 @@ pub(crate) fn open_device(request: &CudaOpenRequest) -> Result<Device, BackendEr
     } else {
         0
     };
-    let resident = per_sm.saturating_mul(sm_count);
+    let mut resident = per_sm.saturating_mul(sm_count);
+    if resident > 0
+        && let Err(e) = warm_up_fused(&stream, &kernels, resident)
+    {
+        // A device that cannot launch the resident grid cooperatively runs
+        // per-wave topologies only.
+        tracing::debug!("the fused kernel's warm-up launch failed ({e}); no FusedWave");
+        resident = 0;
+    }
     let (free, total) = ctx.mem_get_info().map_err(during("memory query"))?;
     let budget = request
         .memory_budget_bytes
@@ -175,6 +183,25 @@ fn load_kernels(
         }
         Err(e) => Err(e),
     }
+}
+
+/// One cooperative launch of the fused kernel over the whole resident grid
+/// that runs no level (`max_levels` 0). The driver's first cooperative
+/// launch of the kernel costs several times what later ones do (161 us
+/// against about 40 us of wall on an H200); this moves that cost from the
+/// first fused wave of a search to start-up.
+fn warm_up_fused(
+    stream: &Arc<CudaStream>,
+    kernels: &Kernels,
+    blocks: u32,
+) -> Result<(), BackendError> {
+    let grid = Launch {
+        blocks,
+        width: FUSED_WIDTH,
+        shared_bytes: hybrid_shared_bytes(FUSED_WIDTH),
+    };
+    launch(stream, &kernels.fused, grid, &KernelArgs::default(), true)?;
+    stream.synchronize().map_err(during("synchronize"))
 }
 
 /// Median time of an empty launch plus synchronisation, in ns.

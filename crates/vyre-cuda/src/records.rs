@@ -1,9 +1,11 @@
-//! The level history in pinned host memory that the device writes directly.
+//! The level records in pinned host memory that the device writes directly.
 //!
-//! Kernels store each level's record through a mapped pointer (the epoch
-//! word last, after a system-wide fence), so a command's report needs no
-//! device-to-host copy, and the host sees each level of a chain finish
-//! while it is still enqueuing the later ones (see `wave.rs`).
+//! Per-wave kernels store each level's record through a mapped pointer (the
+//! epoch word last, after a system-wide fence when the host reads it early),
+//! so the host sees each level of a chain finish while it is still
+//! enqueuing the later ones (see `wave.rs`). The fused kernel keeps its
+//! records in device memory while it runs and copies them here as it exits.
+//! Either way a command's report needs no device-to-host copy.
 
 use std::sync::Arc;
 use std::sync::atomic::{Ordering, fence};
@@ -64,11 +66,6 @@ impl HostRecords {
     /// The address kernels write records through.
     pub(crate) fn device_ptr(&self) -> u64 {
         self.device_ptr
-    }
-
-    /// Bytes held (the layout's history entry).
-    pub(crate) fn bytes(&self) -> u64 {
-        u64::from(self.levels) * LEVEL_RECORD_BYTES
     }
 
     fn epoch_word(&self, index: u32) -> *mut u32 {
