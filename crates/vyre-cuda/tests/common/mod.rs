@@ -448,7 +448,7 @@ pub fn search(
 }
 
 /// What every report must satisfy whatever the graph.
-fn check_report(command: &WaveCommand, report: &WaveReport) {
+pub fn check_report(command: &WaveCommand, report: &WaveReport) {
     let levels = &report.levels;
     assert!(!levels.is_empty(), "a command runs at least one level");
     assert!(levels.len() <= command.max_levels.max(1) as usize);
