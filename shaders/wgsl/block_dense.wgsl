@@ -30,6 +30,9 @@ fn block_dense(
     @builtin(workgroup_id) wid: vec3<u32>,
     @builtin(num_workgroups) nwg: vec3<u32>,
 ) {
+    if chain_stopped(lid) {
+        return;
+    }
     if lid == 0u {
         b_n = ctl(C_VERTEX_COUNT);
     }
@@ -148,4 +151,5 @@ fn block_dense(
         workgroupBarrier();
     }
     flush_counters(lid, true);
+    finish_level(lid, nwg, true);
 }

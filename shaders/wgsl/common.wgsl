@@ -22,19 +22,19 @@ override SCAN_CAP: u32 = 2048u;
 override PIECE_EDGES: u32 = 1024u;
 override EDGES_PER_LANE: u32 = 2u;
 override LIGHT_DEGREE: u32 = 32u;
-// A Sparse frontier whose workgroups would load more degrees than this in
-// all (each loads every frontier degree when it scans the whole frontier
-// itself) is scanned in chunks by a dispatch of its own instead, even when
-// one workgroup could scan it: 2^18 loads, about a microsecond of L2 traffic
-// on a large GPU, against the extra dispatch.
-const REPEATED_SCAN_LOADS: u32 = 262144u;
+// - REPEATED_SCAN_LOADS: a Sparse frontier whose workgroups would load more
+//   degrees than this in all (each loads every frontier degree when it scans
+//   the whole frontier itself) is scanned in chunks by a dispatch of its own
+//   instead, even when one workgroup could scan it: 2^18 loads, about a
+//   microsecond of L2 traffic on a large GPU, against the extra dispatch.
+// - MID_ROUNDS: rounds of WG edges a Hybrid chunk walks its mid-degree
+//   vertices for, at most (plus the rest of the vertex that crosses the
+//   limit); later mid vertices of the chunk become pieces.
+override REPEATED_SCAN_LOADS: u32 = 262144u;
+override MID_ROUNDS: u32 = 8u;
 // Frontier edges per workgroup of a Hybrid level's piece dispatch: about
 // two pieces each when the frontier is made of hubs.
 const PIECE_DISPATCH_EDGES: u32 = 2048u;
-// Rounds of WG edges a Hybrid chunk walks its mid-degree vertices for, at
-// most (plus the rest of the vertex that crosses the limit); later mid
-// vertices of the chunk become pieces.
-const MID_ROUNDS: u32 = 8u;
 
 const UNREACHED: u32 = 0xffffffffu;
 
@@ -53,6 +53,8 @@ const C_MAX_WORKGROUPS: u32 = 10u;// cap of a device-sized dispatch
 const C_BAND_MAX: u32 = 11u;      // a chain stops before a frontier with more out-edges
 const C_WIDTH: u32 = 12u;         // workgroup width of the level kernel
 const C_SPARSE_CHUNK: u32 = 13u;  // Sparse level: vertices per scanned chunk, 0 = one scan
+const C_PIECE_GROUPS: u32 = 14u;  // Hybrid level: workgroups of its piece dispatch (0 = none)
+const C_LEVELS: u32 = 15u;        // levels recorded in the running command
 const C_VERTEX_COUNT: u32 = 16u;  // vertices of the graph
 const C_OUT_PER_SEG: u32 = 17u;   // edges per out-edge segment
 const C_IN_PER_SEG: u32 = 18u;    // edges per in-edge segment
@@ -61,6 +63,9 @@ const C_RECORD_BASE: u32 = 19u;   // first word of the level records in the hist
 // it, every level's close updates it), so that even a command's first level
 // can be sized by its edges on the device.
 const C_CUR_EDGES: u32 = 20u;
+// Workgroups of the running level-ending dispatch that have finished: the
+// last one closes the level and resets it to 0 (zeroed at search start).
+const C_ARRIVED: u32 = 21u;
 
 @group(0) @binding(0) var<storage, read_write> control: array<atomic<u32>, 64>;
 @group(0) @binding(1) var<storage, read> out_offsets: array<u32>;
@@ -94,6 +99,15 @@ const C_CUR_EDGES: u32 = 20u;
 @group(0) @binding(23) var<storage, read> in_seg5: array<u32>;
 @group(0) @binding(24) var<storage, read> in_seg6: array<u32>;
 @group(0) @binding(25) var<storage, read> in_seg7: array<u32>;
+
+// Level history: two u64 timestamps of the command, then one record of four
+// words per level from C_RECORD_BASE (see chain.wgsl).
+@group(0) @binding(26) var<storage, read_write> history: array<u32>;
+// Dispatch arguments of the next level (x, y, z, pad at each of ARGS_LEVEL,
+// ARGS_SCAN, ARGS_PIECES). The bind group of frontier set d binds the
+// arguments buffer 1 - d here, and set d's levels are dispatched from
+// buffer d, so no dispatch both reads and writes its own arguments.
+@group(0) @binding(27) var<storage, read_write> next_args: array<u32>;
 
 fn ctl(word: u32) -> u32 {
     return atomicLoad(&control[word]);

@@ -25,6 +25,9 @@ fn dense(
     @builtin(workgroup_id) wid: vec3<u32>,
     @builtin(num_workgroups) nwg: vec3<u32>,
 ) {
+    if chain_stopped(lid) {
+        return;
+    }
     if lid == 0u {
         d_n = ctl(C_VERTEX_COUNT);
     }
@@ -91,17 +94,20 @@ fn dense(
         workgroupBarrier();
     }
     flush_counters(lid, true);
+    finish_level(lid, nwg, true);
 }
 
 // Clear the next-frontier bitmap before a Dense level. Dispatched with the
-// level's own grid, so a level a chain does not run (0 workgroups) leaves the
-// bitmaps alone.
+// level's own grid; a level a chain does not run leaves the bitmaps alone.
 @compute @workgroup_size(WG)
 fn dense_clear_next(
     @builtin(local_invocation_index) lid: u32,
     @builtin(workgroup_id) wid: vec3<u32>,
     @builtin(num_workgroups) nwg: vec3<u32>,
 ) {
+    if chain_stopped(lid) {
+        return;
+    }
     let words = (ctl(C_VERTEX_COUNT) + 31u) / 32u;
     let lanes = lane_total(nwg);
     for (var w = group_index(wid, nwg) * WG + lid; w < words; w += lanes) {

@@ -10,14 +10,17 @@
 //   by the second dispatch (`hybrid_pieces`), one workgroup per piece, so
 //   that a frontier of a hundred hubs is spread over hundreds of workgroups.
 //
-// level_begin/level_advance size the piece dispatch on the device from the
-// frontier's edges (it strides when the pieces outnumber its workgroups).
+// open_level (chain.wgsl) sizes the piece dispatch on the device from the
+// frontier's edges (it strides when the pieces outnumber its workgroups);
+// the piece dispatch ends the level when it has workgroups, else the light
+// pass does.
 
 var<workgroup> h_mid: array<u32, WG>;
 var<workgroup> h_mid_len: atomic<u32>;
 var<workgroup> h_mid_count: u32;
 var<workgroup> h_kept: u32;
 var<workgroup> h_count: u32;
+var<workgroup> h_closes: u32;
 var<workgroup> h_piece: vec3<u32>;   // vertex, first edge, end edge
 
 // Piece j of `u` starts at edge `start + j * PIECE_EDGES`.
@@ -36,10 +39,15 @@ fn hybrid(
     @builtin(workgroup_id) wid: vec3<u32>,
     @builtin(num_workgroups) nwg: vec3<u32>,
 ) {
+    if chain_stopped(lid) {
+        return;
+    }
     if lid == 0u {
         h_count = ctl(C_CUR_COUNT);
+        h_closes = select(0u, 1u, ctl(C_PIECE_GROUPS) == 0u);
     }
     let count = workgroupUniformLoad(&h_count);
+    let closes = workgroupUniformLoad(&h_closes) != 0u;
     let next_depth = ctl(C_LEVEL) + 1u;
     let per = ctl(C_OUT_PER_SEG);
     let chunks = div_ceil(count, WG);
@@ -133,6 +141,7 @@ fn hybrid(
         flush_appends(lid);
     }
     flush_counters(lid, false);
+    finish_level(lid, nwg, closes);
 }
 
 @compute @workgroup_size(WG)
@@ -141,6 +150,9 @@ fn hybrid_pieces(
     @builtin(workgroup_id) wid: vec3<u32>,
     @builtin(num_workgroups) nwg: vec3<u32>,
 ) {
+    if chain_stopped(lid) {
+        return;
+    }
     if lid == 0u {
         h_count = atomicLoad(&control[C_PIECES]);
     }
@@ -170,4 +182,5 @@ fn hybrid_pieces(
         }
     }
     flush_counters(lid, false);
+    finish_level(lid, nwg, true);
 }

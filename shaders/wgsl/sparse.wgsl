@@ -15,7 +15,7 @@
 //   SCAN_CAP) chunk totals in workgroup memory, finds an edge's chunk there
 //   and its vertex by a search of the chunk's offsets.
 //
-// level_begin/level_advance choose the form and size both dispatches on the
+// open_level (chain.wgsl) chooses the form and sizes both dispatches on the
 // device: the scan by the chunk count, the expansion by the frontier's edges
 // (C_CUR_EDGES). The expansion splits the edge total its own scan finds, so
 // a wrong estimate costs balance, never correctness.
@@ -132,6 +132,9 @@ fn sparse_scan(
     @builtin(workgroup_id) wid: vec3<u32>,
     @builtin(num_workgroups) nwg: vec3<u32>,
 ) {
+    if chain_stopped(lid) {
+        return;
+    }
     if lid == 0u {
         s_count = ctl(C_CUR_COUNT);
         s_chunk = max(ctl(C_SPARSE_CHUNK), 1u);
@@ -164,6 +167,9 @@ fn sparse(
     @builtin(workgroup_id) wid: vec3<u32>,
     @builtin(num_workgroups) nwg: vec3<u32>,
 ) {
+    if chain_stopped(lid) {
+        return;
+    }
     if lid == 0u {
         s_count = ctl(C_CUR_COUNT);
         s_chunk = ctl(C_SPARSE_CHUNK);
@@ -219,4 +225,5 @@ fn sparse(
         p_examined = end - begin;
     }
     flush_counters(lid, false);
+    finish_level(lid, nwg, true);
 }

@@ -12,6 +12,9 @@ fn warp_sparse(
     @builtin(workgroup_id) wid: vec3<u32>,
     @builtin(num_workgroups) nwg: vec3<u32>,
 ) {
+    if chain_stopped(lid) {
+        return;
+    }
     if lid == 0u {
         w_count = ctl(C_CUR_COUNT);
     }
@@ -40,4 +43,5 @@ fn warp_sparse(
         flush_appends(lid);
     }
     flush_counters(lid, false);
+    finish_level(lid, nwg, true);
 }

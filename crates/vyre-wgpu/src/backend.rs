@@ -7,12 +7,13 @@ use vyre_driver::backend::{
 };
 use vyre_graph::Graph;
 
-use crate::control::{C_CUR_EDGES, COMMAND_WORDS};
+use crate::control::{C_ARRIVED, C_CUR_EDGES, COMMAND_WORDS};
 use crate::errors::{ErrorSink, from_wgpu, wait_idle};
 use crate::kernels::{Kernel, Kernels};
 use crate::open::{WgpuOpenRequest, open};
 use crate::readback::read_words;
 use crate::resident::{Resident, allocate, check_layout};
+use crate::timing::CommandTiming;
 use crate::wave::{WaveContext, run, validate};
 
 /// Width of the search-start kernels.
@@ -28,6 +29,7 @@ pub struct WgpuBackend {
     binding_limit: u64,
     timestamp_period_ns: f64,
     resident: Option<Resident>,
+    last_timing: CommandTiming,
 }
 
 impl std::fmt::Debug for WgpuBackend {
@@ -63,7 +65,15 @@ impl WgpuBackend {
             binding_limit: opened.binding_limit,
             timestamp_period_ns: opened.timestamp_period_ns,
             resident: None,
+            last_timing: CommandTiming::default(),
         })
+    }
+
+    /// Host-side phases of the last `run_wave` (recording, submission,
+    /// waiting), for overhead measurements.
+    #[must_use]
+    pub fn last_command_timing(&self) -> CommandTiming {
+        self.last_timing
     }
 
     /// Compute pipelines built so far (one per kernel and workgroup width).
@@ -88,11 +98,13 @@ impl WgpuBackend {
         words[crate::control::C_CUR_COUNT] = count;
         self.queue
             .write_buffer(&resident.control, 0, bytemuck::cast_slice(&words));
-        // seed_sources sums the sources' out-edges into it.
+        // seed_sources sums the sources' out-edges into C_CUR_EDGES; the
+        // arrival count of level-ending dispatches starts at 0.
+        const _: () = assert!(C_ARRIVED == C_CUR_EDGES + 1);
         self.queue.write_buffer(
             &resident.control,
             (C_CUR_EDGES * 4) as u64,
-            bytemuck::bytes_of(&0u32),
+            bytemuck::cast_slice(&[0u32; 2]),
         );
         let n = resident.layout.vertex_count;
         let reset_groups = self.start_groups(n);
@@ -227,7 +239,7 @@ impl Backend for WgpuBackend {
     fn run_wave(&mut self, command: &WaveCommand) -> Result<WaveReport, BackendError> {
         let resident = self.resident.as_mut().ok_or_else(not_uploaded)?;
         let kernel = validate(command, &self.caps, resident)?;
-        let report = run(
+        let (report, timing) = run(
             WaveContext {
                 device: &self.device,
                 queue: &self.queue,
@@ -239,6 +251,7 @@ impl Backend for WgpuBackend {
             command,
             kernel,
         )?;
+        self.last_timing = timing;
         self.errors.check("running a wave")?;
         Ok(report)
     }

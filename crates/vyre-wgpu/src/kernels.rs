@@ -1,7 +1,9 @@
 //! The WGSL kernels, their bind-group layouts and the pipeline cache.
 //!
-//! Every kernel file in `shaders/wgsl/` is compiled with `common.wgsl`
-//! prepended. Pipelines are created once per (kernel, workgroup width); the
+//! Every kernel file in `shaders/wgsl/` is compiled with `common.wgsl` and
+//! `chain.wgsl` prepended. Every kernel but `noop` shares one bind-group
+//! layout (the state of one frontier set), so a chain of levels in one pass
+//! only switches between the two frontier sets' bind groups. Pipelines are created once per (kernel, workgroup width); the
 //! width is the WGSL `override` constant `WG`, which also sizes the kernels'
 //! workgroup arrays.
 
@@ -10,9 +12,12 @@ use std::collections::HashMap;
 use vyre_driver::backend::WORK_PIECE_EDGES;
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
 
-use crate::control::{HYBRID_LIGHT_DEGREE, SCAN_CAP, SPARSE_EDGES_PER_LANE};
+use crate::control::{
+    HYBRID_LIGHT_DEGREE, HYBRID_MID_ROUNDS, REPEATED_SCAN_LOADS, SCAN_CAP, SPARSE_EDGES_PER_LANE,
+};
 
 const COMMON: &str = include_str!("../../../shaders/wgsl/common.wgsl");
+const CHAIN: &str = include_str!("../../../shaders/wgsl/chain.wgsl");
 const BOOKKEEPING: &str = include_str!("../../../shaders/wgsl/bookkeeping.wgsl");
 const SEARCH_START: &str = include_str!("../../../shaders/wgsl/search_start.wgsl");
 const CONVERT: &str = include_str!("../../../shaders/wgsl/convert.wgsl");
@@ -26,17 +31,19 @@ const BLOCK_DENSE: &str = include_str!("../../../shaders/wgsl/block_dense.wgsl")
 pub(crate) const EDGE_SEGMENT_BINDINGS: u32 = 8;
 /// First binding of the out-edge segments (in-edge segments follow).
 pub(crate) const FIRST_SEGMENT_BINDING: u32 = 10;
-/// Storage buffers the bookkeeping kernels bind: 10 state buffers (the work
-/// array included), both edge directions, the level history and the dispatch
-/// arguments.
-pub(crate) const STORAGE_BINDINGS: u32 = 10 + 2 * EDGE_SEGMENT_BINDINGS + 2;
+/// Binding of the level history.
+pub(crate) const HISTORY_BINDING: u32 = FIRST_SEGMENT_BINDING + 2 * EDGE_SEGMENT_BINDINGS;
+/// Binding of the next level's dispatch arguments.
+pub(crate) const NEXT_ARGS_BINDING: u32 = HISTORY_BINDING + 1;
+/// Storage buffers every kernel binds: 10 state buffers (the work array
+/// included), both edge directions, the level history and the next level's
+/// dispatch arguments.
+pub(crate) const STORAGE_BINDINGS: u32 = NEXT_ARGS_BINDING + 1;
 
 /// One compute entry point.
 #[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
 pub(crate) enum Kernel {
     LevelBegin,
-    LevelAdvance,
-    LevelEnd,
     Noop,
     ResetState,
     SeedSources,
@@ -83,9 +90,7 @@ impl Module {
 impl Kernel {
     fn module(self) -> Module {
         match self {
-            Self::LevelBegin | Self::LevelAdvance | Self::LevelEnd | Self::Noop => {
-                Module::Bookkeeping
-            }
+            Self::LevelBegin | Self::Noop => Module::Bookkeeping,
             Self::ResetState | Self::SeedSources => Module::SearchStart,
             Self::QueueToBitmap | Self::BitmapToQueue => Module::Convert,
             Self::WarpSparse => Module::WarpSparse,
@@ -99,8 +104,6 @@ impl Kernel {
     fn entry_point(self) -> &'static str {
         match self {
             Self::LevelBegin => "level_begin",
-            Self::LevelAdvance => "level_advance",
-            Self::LevelEnd => "level_end",
             Self::Noop => "noop",
             Self::ResetState => "reset_state",
             Self::SeedSources => "seed_sources",
@@ -117,18 +120,9 @@ impl Kernel {
         }
     }
 
-    /// Whether the kernel binds the level history (group 1). Level kernels do
-    /// not: the history holds their indirect arguments.
-    fn uses_history(self) -> bool {
-        matches!(self, Self::LevelBegin | Self::LevelAdvance | Self::LevelEnd)
-    }
-
     /// Whether the kernel has a fixed width of one invocation.
     pub(crate) fn single_invocation(self) -> bool {
-        matches!(
-            self,
-            Self::LevelBegin | Self::LevelAdvance | Self::LevelEnd | Self::Noop
-        )
+        matches!(self, Self::LevelBegin | Self::Noop)
     }
 
     /// The level kernel of a topology (`None` for `FusedWave`).
@@ -148,9 +142,7 @@ impl Kernel {
 /// device.
 pub(crate) struct Kernels {
     pub(crate) state_layout: wgpu::BindGroupLayout,
-    pub(crate) history_layout: wgpu::BindGroupLayout,
-    level_pipeline_layout: wgpu::PipelineLayout,
-    bookkeeping_pipeline_layout: wgpu::PipelineLayout,
+    state_pipeline_layout: wgpu::PipelineLayout,
     empty_pipeline_layout: wgpu::PipelineLayout,
     modules: HashMap<Module, wgpu::ShaderModule>,
     pipelines: HashMap<(Kernel, u32), wgpu::ComputePipeline>,
@@ -180,24 +172,16 @@ impl Kernels {
         entries.extend(
             (0..2 * EDGE_SEGMENT_BINDINGS).map(|i| storage_entry(FIRST_SEGMENT_BINDING + i, true)),
         );
+        entries.push(storage_entry(HISTORY_BINDING, false));
+        entries.push(storage_entry(NEXT_ARGS_BINDING, false));
         let state_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("vyre state"),
             entries: &entries,
         });
-        let history_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("vyre history"),
-            entries: &[storage_entry(0, false), storage_entry(1, false)],
-        });
-        let level_pipeline_layout =
+        let state_pipeline_layout =
             device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("vyre level kernels"),
+                label: Some("vyre kernels"),
                 bind_group_layouts: &[Some(&state_layout)],
-                immediate_size: 0,
-            });
-        let bookkeeping_pipeline_layout =
-            device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("vyre bookkeeping"),
-                bind_group_layouts: &[Some(&state_layout), Some(&history_layout)],
                 immediate_size: 0,
             });
         let empty_pipeline_layout =
@@ -208,9 +192,7 @@ impl Kernels {
             });
         Self {
             state_layout,
-            history_layout,
-            level_pipeline_layout,
-            bookkeeping_pipeline_layout,
+            state_pipeline_layout,
             empty_pipeline_layout,
             modules: HashMap::new(),
             pipelines: HashMap::new(),
@@ -228,7 +210,7 @@ impl Kernels {
         let width = if kernel.single_invocation() { 1 } else { width };
         let module_id = kernel.module();
         let module = self.modules.entry(module_id).or_insert_with(|| {
-            let source = format!("{COMMON}\n{}", module_id.source());
+            let source = format!("{COMMON}\n{CHAIN}\n{}", module_id.source());
             device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some(kernel.entry_point()),
                 source: wgpu::ShaderSource::Wgsl(source.into()),
@@ -236,10 +218,8 @@ impl Kernels {
         });
         let layout = if kernel == Kernel::Noop {
             &self.empty_pipeline_layout
-        } else if kernel.uses_history() {
-            &self.bookkeeping_pipeline_layout
         } else {
-            &self.level_pipeline_layout
+            &self.state_pipeline_layout
         };
         self.pipelines
             .entry((kernel, width))
@@ -250,6 +230,8 @@ impl Kernels {
                     ("PIECE_EDGES", WORK_PIECE_EDGES as f64),
                     ("EDGES_PER_LANE", f64::from(SPARSE_EDGES_PER_LANE)),
                     ("LIGHT_DEGREE", f64::from(HYBRID_LIGHT_DEGREE)),
+                    ("REPEATED_SCAN_LOADS", REPEATED_SCAN_LOADS as f64),
+                    ("MID_ROUNDS", f64::from(HYBRID_MID_ROUNDS)),
                 ];
                 device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: Some(kernel.entry_point()),

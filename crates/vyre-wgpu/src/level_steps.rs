@@ -1,10 +1,12 @@
 //! The dispatches one level of each topology records, and where each takes
 //! its grid from.
 
+use vyre_driver::backend::WORK_PIECE_EDGES;
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology as T;
 
 use crate::control::{
-    ARGS_LEVEL, ARGS_PIECES, ARGS_SCAN, HYBRID_LIGHT_DEGREE, SCAN_CAP, SPARSE_EDGES_PER_LANE,
+    ARGS_LEVEL, ARGS_PIECES, ARGS_SCAN, HYBRID_LIGHT_DEGREE, HYBRID_MID_ROUNDS,
+    REPEATED_SCAN_LOADS, SCAN_CAP, SPARSE_EDGES_PER_LANE,
 };
 use crate::kernels::Kernel;
 
@@ -14,8 +16,8 @@ pub(crate) enum Grid {
     /// The command's launch grid on its first level; the level arguments
     /// sized on the device (from the frontier's slots) on later ones.
     Launch,
-    /// Always the arguments `level_begin`/`level_advance` wrote at this byte
-    /// offset of the dispatch-argument buffer.
+    /// Always the arguments `open_level` wrote at this byte offset of the
+    /// level's dispatch-argument buffer.
     Device(u64),
 }
 
@@ -41,6 +43,47 @@ pub(crate) struct LevelFacts {
     pub width: u32,
     /// Largest out-degree of the graph.
     pub max_out_degree: u64,
+    /// Least out-degree of the graph.
+    pub min_out_degree: u64,
+    /// Vertices of the graph.
+    pub vertex_count: u32,
+    /// Most frontier out-edges a later level runs with (the command's band).
+    pub band_max_frontier_edges: u32,
+    /// Cap of device-sized dispatches.
+    pub max_workgroups: u32,
+}
+
+impl LevelFacts {
+    /// Whether the device may scan this Sparse level in chunks
+    /// (`sparse_chunk` in `common.wgsl` not 0). The first level's length is
+    /// known; a later level's vertices are bounded by the graph, and by its
+    /// out-edges (at most the band) over the least degree.
+    fn sparse_may_chunk(&self) -> bool {
+        let lane_edges = u64::from(self.width.saturating_mul(SPARSE_EDGES_PER_LANE));
+        if self.first {
+            return u64::from(self.frontier_len) > lane_edges.min(u64::from(SCAN_CAP));
+        }
+        let band = u64::from(self.band_max_frontier_edges);
+        let by_edges = band.checked_div(self.min_out_degree).unwrap_or(u64::MAX);
+        let count = by_edges.min(u64::from(self.vertex_count));
+        if count > u64::from(SCAN_CAP) {
+            return true;
+        }
+        let groups = band
+            .div_ceil(lane_edges.max(1))
+            .min(u64::from(self.max_workgroups));
+        count > lane_edges && groups * count > REPEATED_SCAN_LOADS
+    }
+
+    /// Whether this Hybrid level may produce pieces (`open_level` gives its
+    /// piece dispatch workgroups): never without a vertex above
+    /// [`HYBRID_LIGHT_DEGREE`] out-edges, nor on a later level whose band
+    /// keeps its out-edges within one chunk's mid-degree budget.
+    fn hybrid_may_piece(&self) -> bool {
+        let budget = WORK_PIECE_EDGES.min(u64::from(self.width) * u64::from(HYBRID_MID_ROUNDS));
+        self.max_out_degree > u64::from(HYBRID_LIGHT_DEGREE)
+            && (self.first || u64::from(self.band_max_frontier_edges) > budget)
+    }
 }
 
 const fn step(kernel: Kernel, grid: Grid) -> Step {
@@ -51,28 +94,24 @@ const fn step(kernel: Kernel, grid: Grid) -> Step {
 ///
 /// Sparse levels are sized on the device by their edges (even the first:
 /// its launch grid counts vertices, which says nothing of how many edges a
-/// few hubs hold). Their chunk scan is recorded unless the frontier is known
-/// to be too short for the device to choose one (`bookkeeping.wgsl`,
-/// `sparse_chunk`): it is recorded on every later level, whose length the
-/// host does not know, and gets zero workgroups when not needed. Hybrid
-/// levels record their piece dispatch only on graphs with a vertex above
-/// [`HYBRID_LIGHT_DEGREE`] out-edges: only those can produce pieces.
+/// few hubs hold). Their chunk scan is recorded unless the host knows the
+/// device will not choose one (see `sparse_may_chunk`); when recorded it
+/// gets zero workgroups if not needed. Hybrid levels record their piece
+/// dispatch only when pieces can occur (see `hybrid_may_piece`). Recording
+/// a dispatch the device certainly leaves empty would still cost a barrier
+/// and the host's encoding.
 pub(crate) fn level_steps(facts: LevelFacts) -> Vec<Step> {
     let main = step(facts.kernel, Grid::Launch);
     match facts.topology {
         T::SparseFrontier => {
             let mut steps = Vec::with_capacity(2);
-            let always_one_scan = facts
-                .width
-                .saturating_mul(SPARSE_EDGES_PER_LANE)
-                .min(SCAN_CAP);
-            if !facts.first || facts.frontier_len > always_one_scan {
+            if facts.sparse_may_chunk() {
                 steps.push(step(Kernel::SparseScan, Grid::Device(ARGS_SCAN)));
             }
             steps.push(step(facts.kernel, Grid::Device(ARGS_LEVEL)));
             steps
         }
-        T::HybridFrontier if facts.max_out_degree > u64::from(HYBRID_LIGHT_DEGREE) => {
+        T::HybridFrontier if facts.hybrid_may_piece() => {
             vec![main, step(Kernel::HybridPieces, Grid::Device(ARGS_PIECES))]
         }
         T::DenseFrontier => vec![step(Kernel::DenseClearNext, Grid::Launch), main],
@@ -84,6 +123,8 @@ pub(crate) fn level_steps(facts: LevelFacts) -> Vec<Step> {
 mod tests {
     use super::*;
 
+    /// Facts of a level of width 256 on a graph of a million vertices of
+    /// out-degree 1 to `degree`, with no band.
     fn facts(topology: T, kernel: Kernel, first: bool, len: u32, degree: u64) -> LevelFacts {
         LevelFacts {
             topology,
@@ -92,7 +133,18 @@ mod tests {
             frontier_len: len,
             width: 256,
             max_out_degree: degree,
+            min_out_degree: 1,
+            vertex_count: 1 << 20,
+            band_max_frontier_edges: u32::MAX,
+            max_workgroups: 65_535,
         }
+    }
+
+    fn scan_then_expand() -> Vec<Step> {
+        vec![
+            step(Kernel::SparseScan, Grid::Device(16)),
+            step(Kernel::Sparse, Grid::Device(0)),
+        ]
     }
 
     #[test]
@@ -104,35 +156,82 @@ mod tests {
     }
 
     #[test]
-    fn longer_or_later_sparse_levels_record_the_chunk_scan() {
-        let scan_then_expand = vec![
-            step(Kernel::SparseScan, Grid::Device(16)),
-            step(Kernel::Sparse, Grid::Device(0)),
-        ];
+    fn longer_or_unbounded_later_sparse_levels_record_the_chunk_scan() {
         let longer = facts(T::SparseFrontier, Kernel::Sparse, true, 513, 9);
-        assert_eq!(level_steps(longer), scan_then_expand);
+        assert_eq!(level_steps(longer), scan_then_expand());
         let later = facts(T::SparseFrontier, Kernel::Sparse, false, 1, 9);
-        assert_eq!(level_steps(later), scan_then_expand);
+        assert_eq!(level_steps(later), scan_then_expand());
         // Wide workgroups: beyond SCAN_CAP vertices the scan is needed anyway.
         let wide = LevelFacts {
             width: 4096,
             ..facts(T::SparseFrontier, Kernel::Sparse, true, 2049, 9)
         };
-        assert_eq!(level_steps(wide), scan_then_expand);
+        assert_eq!(level_steps(wide), scan_then_expand());
     }
 
     #[test]
-    fn hybrid_records_pieces_only_when_a_vertex_is_not_light() {
+    fn a_band_or_a_small_graph_bounds_later_sparse_levels_below_the_scan() {
+        let expand_only = vec![step(Kernel::Sparse, Grid::Device(0))];
+        let later = facts(T::SparseFrontier, Kernel::Sparse, false, 1, 9);
+        // 1024 edges of degree-1 vertices at most: 1024 vertices, 2
+        // workgroups of 512 edges, 2048 degree loads.
+        let banded = LevelFacts {
+            band_max_frontier_edges: 1024,
+            ..later
+        };
+        assert_eq!(level_steps(banded), expand_only);
+        // 512 vertices at most: always scanned by every workgroup.
+        let small = LevelFacts {
+            vertex_count: 512,
+            ..later
+        };
+        assert_eq!(level_steps(small), expand_only);
+        // 2048 vertices of 64 edges (2^17 edges, 256 workgroups): 2^19
+        // degree loads, more than the repeated-scan limit.
+        let heavy = LevelFacts {
+            band_max_frontier_edges: 1 << 17,
+            min_out_degree: 64,
+            ..later
+        };
+        assert_eq!(level_steps(heavy), scan_then_expand());
+        // A graph with isolated vertices bounds nothing by edges.
+        let sinks = LevelFacts {
+            min_out_degree: 0,
+            ..banded
+        };
+        assert_eq!(level_steps(sinks), scan_then_expand());
+    }
+
+    #[test]
+    fn hybrid_records_pieces_only_when_they_can_occur() {
         let light = facts(T::HybridFrontier, Kernel::Hybrid, true, 5, 32);
         assert_eq!(level_steps(light), vec![step(Kernel::Hybrid, Grid::Launch)]);
+        let with_pieces = vec![
+            step(Kernel::Hybrid, Grid::Launch),
+            step(Kernel::HybridPieces, Grid::Device(32)),
+        ];
         let heavy = facts(T::HybridFrontier, Kernel::Hybrid, false, 5, 33);
+        assert_eq!(level_steps(heavy), with_pieces);
+        // A later level of at most 1024 edges (min(PIECE_EDGES, 256 * 8))
+        // gets no pieces; the first level's edges are unknown.
+        let banded = LevelFacts {
+            band_max_frontier_edges: 1024,
+            ..heavy
+        };
         assert_eq!(
-            level_steps(heavy),
-            vec![
-                step(Kernel::Hybrid, Grid::Launch),
-                step(Kernel::HybridPieces, Grid::Device(32)),
-            ]
+            level_steps(banded),
+            vec![step(Kernel::Hybrid, Grid::Launch)]
         );
+        let banded_first = LevelFacts {
+            first: true,
+            ..banded
+        };
+        assert_eq!(level_steps(banded_first), with_pieces);
+        let wider_band = LevelFacts {
+            band_max_frontier_edges: 1025,
+            ..heavy
+        };
+        assert_eq!(level_steps(wider_band), with_pieces);
     }
 
     #[test]

@@ -27,10 +27,13 @@ mod level_steps;
 mod memory_budget;
 mod open;
 mod readback;
+mod record;
 mod resident;
+mod timing;
 mod upload;
 mod wave;
 
 pub use backend::WgpuBackend;
 pub use memory_budget::{FALLBACK_BUDGET_BYTES, HEAP_SHARE_PERCENT};
 pub use open::WgpuOpenRequest;
+pub use timing::CommandTiming;

@@ -6,12 +6,11 @@ use vyre_driver::backend::{
 };
 use vyre_graph::{Csr, Graph};
 
-use crate::control::{ARGS_BYTES, C_VERTEX_COUNT, graph_words};
-use crate::kernels::{EDGE_SEGMENT_BINDINGS, FIRST_SEGMENT_BINDING, Kernels};
+use crate::control::{ARGS_BYTES, C_VERTEX_COUNT, RECORD_BASE_WORDS, graph_words};
+use crate::kernels::{
+    EDGE_SEGMENT_BINDINGS, FIRST_SEGMENT_BINDING, HISTORY_BINDING, Kernels, NEXT_ARGS_BINDING,
+};
 use crate::upload::Uploader;
-
-/// Most timestamp queries one wgpu query set may hold.
-const MAX_QUERIES: u32 = 4096;
 
 /// Device buffers of one graph, plus the search's host-side bookkeeping.
 pub(crate) struct Resident {
@@ -22,17 +21,22 @@ pub(crate) struct Resident {
     pub queues: [wgpu::Buffer; 2],
     pub bitmaps: [wgpu::Buffer; 2],
     pub history: wgpu::Buffer,
-    /// Indirect dispatch arguments of the level about to run (the last
-    /// [`ARGS_BYTES`] of the layout's work array).
-    pub dispatch_args: wgpu::Buffer,
+    /// Indirect dispatch arguments: a level of frontier set `d` is
+    /// dispatched from buffer `d` and writes the next level's into `1 - d`
+    /// (both carved from the end of the layout's work array).
+    pub dispatch_args: [wgpu::Buffer; 2],
+    /// Least out-degree of the graph: with it the host bounds a later
+    /// level's frontier by its out-edges.
+    pub min_out_degree: u64,
     /// Largest out-degree of the graph: Hybrid levels need their piece
     /// dispatch only when a vertex is not light.
     pub max_out_degree: u64,
     pub staging: wgpu::Buffer,
-    /// Bind group `d` reads frontier set `d` and writes set `1 - d`.
+    /// Bind group `d` reads frontier set `d`, writes set `1 - d` and the
+    /// dispatch arguments `1 - d`.
     pub state_groups: [wgpu::BindGroup; 2],
-    pub history_group: wgpu::BindGroup,
-    /// Two timestamps per level, when the device has timestamps.
+    /// Two timestamps per command (its begin and end), when the device has
+    /// timestamps.
     pub query_set: Option<wgpu::QuerySet>,
     pub allocated: u64,
     /// Which frontier set (0 or 1) holds the current frontier.
@@ -144,13 +148,13 @@ pub(crate) fn check_layout(
     Ok(())
 }
 
-/// Bytes of the work array proper: the layout's work bytes less the dispatch
-/// arguments carved from their end. The layout's 1024 words of slack beyond
-/// the scans and pieces hold the arguments, so the kernels' bound on their
-/// use of the work array (n + n / SCAN_CAP + 1 words for a chunked Sparse
-/// scan, 2 per piece for Hybrid) still holds.
+/// Bytes of the work array proper: the layout's work bytes less the two
+/// dispatch-argument buffers carved from their end. The layout's 1024 words
+/// of slack beyond the scans and pieces hold the arguments, so the kernels'
+/// bound on their use of the work array (n + n / SCAN_CAP + 1 words for a
+/// chunked Sparse scan, 2 per piece for Hybrid) still holds.
 fn work_array_bytes(layout: &DeviceLayout) -> u64 {
-    layout.work_bytes() - ARGS_BYTES
+    layout.work_bytes() - 2 * ARGS_BYTES
 }
 
 /// One direction (out or in) of the graph on the device.
@@ -235,11 +239,13 @@ pub(crate) fn allocate(
         alloc.buffer("vyre bitmap 1", layout.bitmap_bytes(), state),
     ];
     let work = alloc.buffer("vyre work array", work_array_bytes(layout), U::STORAGE);
-    let dispatch_args = alloc.buffer(
-        "vyre dispatch arguments",
-        ARGS_BYTES,
-        U::STORAGE | U::INDIRECT,
-    );
+    let dispatch_args = [0, 1].map(|_| {
+        alloc.buffer(
+            "vyre dispatch arguments",
+            ARGS_BYTES,
+            U::STORAGE | U::INDIRECT,
+        )
+    });
     let history = alloc.buffer(
         "vyre level history",
         layout.history_bytes(),
@@ -250,7 +256,6 @@ pub(crate) fn allocate(
         layout.staging_bytes(),
         U::MAP_READ | U::COPY_DST,
     );
-    let levels = layout.max_levels_per_command;
     let in_per = layout
         .in_edges
         .unwrap_or(layout.out_edges)
@@ -259,8 +264,7 @@ pub(crate) fn allocate(
         layout.vertex_count,
         u32::try_from(layout.out_edges.edges_per_segment).unwrap_or(u32::MAX),
         u32::try_from(in_per).unwrap_or(u32::MAX),
-        // Records follow the timestamp area of 16 bytes (4 words) per level.
-        levels.saturating_mul(4),
+        RECORD_BASE_WORDS,
     );
     queue.write_buffer(
         &control,
@@ -280,6 +284,8 @@ pub(crate) fn allocate(
             entry(7, &bitmaps[d]),
             entry(8, &bitmaps[1 - d]),
             entry(9, &work),
+            entry(HISTORY_BINDING, &history),
+            entry(NEXT_ARGS_BINDING, &dispatch_args[1 - d]),
         ];
         for (first, dir) in [
             (FIRST_SEGMENT_BINDING, &out),
@@ -297,16 +303,11 @@ pub(crate) fn allocate(
         })
     };
     let state_groups = [state_group(0), state_group(1)];
-    let history_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("vyre history"),
-        layout: &kernels.history_layout,
-        entries: &[entry(0, &history), entry(1, &dispatch_args)],
-    });
     let query_set = timestamps.then(|| {
         device.create_query_set(&wgpu::QuerySetDescriptor {
-            label: Some("vyre level timestamps"),
+            label: Some("vyre command timestamps"),
             ty: wgpu::QueryType::Timestamp,
-            count: levels.saturating_mul(2).min(MAX_QUERIES),
+            count: 2,
         })
     });
     let mut graph_buffers = vec![out.offsets.clone(), work];
@@ -325,9 +326,9 @@ pub(crate) fn allocate(
         history,
         dispatch_args,
         max_out_degree: max_degree(graph.out_edges()),
+        min_out_degree: min_degree(graph.out_edges()),
         staging,
         state_groups,
-        history_group,
         query_set,
         allocated: alloc.bytes,
         current: 0,
@@ -337,12 +338,16 @@ pub(crate) fn allocate(
     })
 }
 
+fn degrees(csr: &Csr) -> impl Iterator<Item = u64> + '_ {
+    csr.offsets().windows(2).map(|w| w[1] - w[0])
+}
+
 fn max_degree(csr: &Csr) -> u64 {
-    csr.offsets()
-        .windows(2)
-        .map(|w| w[1] - w[0])
-        .max()
-        .unwrap_or(0)
+    degrees(csr).max().unwrap_or(0)
+}
+
+fn min_degree(csr: &Csr) -> u64 {
+    degrees(csr).min().unwrap_or(0)
 }
 
 fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
@@ -353,13 +358,8 @@ fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
 }
 
 impl Resident {
-    /// Timestamp queries available (two per level).
-    pub(crate) fn query_count(&self) -> u32 {
-        self.query_set.as_ref().map_or(0, wgpu::QuerySet::count)
-    }
-
     /// Byte offset of the level records in the history buffer.
     pub(crate) fn record_offset(&self) -> u64 {
-        u64::from(self.layout.max_levels_per_command) * 16
+        u64::from(RECORD_BASE_WORDS) * 4
     }
 }

@@ -1,6 +1,6 @@
-//! Recording and running one [`WaveCommand`]: an optional frontier
-//! conversion, then up to `max_levels` levels in one submission (a chain),
-//! each later level sized on the device, and one readback.
+//! Running one [`WaveCommand`]: an optional frontier conversion, then up to
+//! `max_levels` levels in one submission (a chain), each later level sized
+//! on the device, and one readback of the level records.
 
 use std::time::Instant;
 
@@ -9,11 +9,13 @@ use vyre_driver::backend::{
     frontier_form_of,
 };
 
-use crate::control::{ARGS_LEVEL, COMMAND_WORDS, CommandHeader};
+use crate::control::{COMMAND_WORDS, CommandHeader, RECORD_BASE_WORDS};
 use crate::kernels::{Kernel, Kernels};
 use crate::level_steps::{Grid, LevelFacts, level_steps};
 use crate::readback::{read_staging, words_of};
+use crate::record::{CommandRecipe, Dispatch, Prologue, readback_bytes, record};
 use crate::resident::Resident;
+use crate::timing::CommandTiming;
 
 fn invalid(message: String) -> BackendError {
     BackendError::new(message)
@@ -114,7 +116,9 @@ pub(crate) fn run(
     cx: WaveContext<'_>,
     command: &WaveCommand,
     level_kernel: Kernel,
-) -> Result<WaveReport, BackendError> {
+) -> Result<(WaveReport, CommandTiming), BackendError> {
+    let encode_start = Instant::now();
+    let mut timing = CommandTiming::default();
     let WaveContext {
         device,
         queue,
@@ -125,37 +129,39 @@ pub(crate) fn run(
     } = cx;
     let target_form = frontier_form_of(command.topology);
     if command.frontier_len == 0 {
-        return Ok(WaveReport {
-            frontier: Some(resident.form),
-            ..WaveReport::default()
-        });
+        return Ok((
+            WaveReport {
+                frontier: Some(resident.form),
+                ..WaveReport::default()
+            },
+            timing,
+        ));
     }
     let width = command.launch.workgroup_size_x;
     let levels = command.max_levels;
-    let header = CommandHeader {
-        frontier_len: command.frontier_len,
-        level: command.level,
-        topology: command.topology,
-        max_workgroups: command
-            .launch
-            .max_workgroups
-            .clamp(1, caps.max_compute_workgroups_per_dimension),
-        band_max_frontier_edges: u32::try_from(command.band_max_frontier_edges).unwrap_or(u32::MAX),
-        width,
-    };
-    let words: [u32; COMMAND_WORDS] = header.words();
-    queue.write_buffer(&resident.control, 0, bytemuck::cast_slice(&words));
-
+    let max_workgroups = command
+        .launch
+        .max_workgroups
+        .clamp(1, caps.max_compute_workgroups_per_dimension);
+    let band_max_frontier_edges =
+        u32::try_from(command.band_max_frontier_edges).unwrap_or(u32::MAX);
     let conversion = match (resident.form, target_form) {
         (FrontierForm::Queue, FrontierForm::Bitmap) => Some(Kernel::QueueToBitmap),
         (FrontierForm::Bitmap, FrontierForm::Queue) => Some(Kernel::BitmapToQueue),
         _ => None,
     };
-    let begin = kernels.pipeline(device, Kernel::LevelBegin, 1);
-    let advance = kernels.pipeline(device, Kernel::LevelAdvance, 1);
-    let end = kernels.pipeline(device, Kernel::LevelEnd, 1);
-    let convert = conversion.map(|k| kernels.pipeline(device, k, width));
-    let mut steps_of = |first: bool| -> Vec<(wgpu::ComputePipeline, Grid)> {
+    let conversion = conversion.map(|kernel| {
+        let slots = match kernel {
+            Kernel::QueueToBitmap => command.frontier_len,
+            _ => resident.layout.vertex_count.div_ceil(32),
+        };
+        Prologue {
+            kernel,
+            pipeline: kernels.pipeline(device, kernel, width),
+            groups: groups_for(slots, width, caps),
+        }
+    });
+    let mut steps_of = |first: bool| -> Vec<Dispatch> {
         level_steps(LevelFacts {
             topology: command.topology,
             kernel: level_kernel,
@@ -163,9 +169,17 @@ pub(crate) fn run(
             frontier_len: command.frontier_len,
             width,
             max_out_degree: resident.max_out_degree,
+            min_out_degree: resident.min_out_degree,
+            vertex_count: resident.layout.vertex_count,
+            band_max_frontier_edges,
+            max_workgroups,
         })
         .into_iter()
-        .map(|s| (kernels.pipeline(device, s.kernel, width), s.grid))
+        .map(|s| Dispatch {
+            kernel: s.kernel,
+            pipeline: kernels.pipeline(device, s.kernel, width),
+            grid: s.grid,
+        })
         .collect()
     };
     let first_steps = steps_of(true);
@@ -174,118 +188,95 @@ pub(crate) fn run(
     } else {
         Vec::new()
     };
-    let timed = resident.query_count() >= 2 * levels;
-
-    let record_offset = resident.record_offset();
+    // The first level's device-sized dispatches need level_begin to size them.
+    let begin = first_steps
+        .iter()
+        .any(|s| matches!(s.grid, Grid::Device(_)))
+        .then(|| kernels.pipeline(device, Kernel::LevelBegin, 1));
+    let header = CommandHeader {
+        frontier_len: command.frontier_len,
+        level: command.level,
+        topology: command.topology,
+        max_workgroups,
+        band_max_frontier_edges,
+        width,
+        levels,
+        later_pieces: later_steps.iter().any(|s| s.kernel == Kernel::HybridPieces),
+    };
+    let words: [u32; COMMAND_WORDS] = header.words();
+    queue.write_buffer(&resident.control, 0, bytemuck::cast_slice(&words));
+    let timed = resident.query_set.is_some();
+    let recipe = CommandRecipe {
+        resident,
+        first_set: resident.current,
+        levels,
+        conversion,
+        begin,
+        first_steps,
+        later_steps,
+        launch_grid: command.launch.dispatch_grid,
+        timed,
+    };
     let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
         label: Some("vyre wave"),
     });
-    encoder.clear_buffer(
-        &resident.history,
-        record_offset,
-        Some(16 * u64::from(levels)),
-    );
-    for k in 0..levels {
-        let set = (resident.current + k as usize) % 2;
-        if k == 0 && conversion == Some(Kernel::QueueToBitmap) {
-            encoder.clear_buffer(&resident.bitmaps[set], 0, None);
-        }
-        let timestamp_writes = resident
-            .query_set
-            .as_ref()
-            .filter(|_| timed)
-            .map(|query_set| wgpu::ComputePassTimestampWrites {
-                query_set,
-                beginning_of_pass_write_index: Some(2 * k),
-                end_of_pass_write_index: Some(2 * k + 1),
-            });
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("vyre level"),
-            timestamp_writes,
-        });
-        pass.set_bind_group(0, &resident.state_groups[set], &[]);
-        if let (0, Some(pipeline), Some(kind)) = (k, &convert, conversion) {
-            let slots = match kind {
-                Kernel::QueueToBitmap => command.frontier_len,
-                _ => resident.layout.vertex_count.div_ceil(32),
-            };
-            pass.set_pipeline(pipeline);
-            pass.dispatch_workgroups(groups_for(slots, width, caps), 1, 1);
-        }
-        if k == 0 {
-            pass.set_pipeline(&begin);
-            pass.set_bind_group(1, &resident.history_group, &[]);
-            pass.dispatch_workgroups(1, 1, 1);
-        }
-        let steps = if k == 0 { &first_steps } else { &later_steps };
-        for (pipeline, grid) in steps {
-            pass.set_pipeline(pipeline);
-            match (k, grid) {
-                (0, Grid::Launch) => {
-                    let [x, y, z] = command.launch.dispatch_grid;
-                    pass.dispatch_workgroups(x, y, z);
-                }
-                (_, Grid::Launch) => {
-                    pass.dispatch_workgroups_indirect(&resident.dispatch_args, ARGS_LEVEL);
-                }
-                (_, Grid::Device(offset)) => {
-                    pass.dispatch_workgroups_indirect(&resident.dispatch_args, *offset);
-                }
-            }
-        }
-        pass.set_pipeline(if k + 1 == levels { &end } else { &advance });
-        pass.set_bind_group(1, &resident.history_group, &[]);
-        pass.dispatch_workgroups(1, 1, 1);
-    }
-    let timestamp_bytes = 16 * u64::from(levels);
-    if let (true, Some(query_set)) = (timed, &resident.query_set) {
-        encoder.resolve_query_set(query_set, 0..2 * levels, &resident.history, 0);
-    }
-    encoder.copy_buffer_to_buffer(&resident.history, 0, &resident.staging, 0, timestamp_bytes);
-    encoder.copy_buffer_to_buffer(
-        &resident.history,
-        record_offset,
-        &resident.staging,
-        timestamp_bytes,
-        timestamp_bytes,
-    );
-    let readback_bytes = 2 * timestamp_bytes;
+    timing.dispatches = record(&mut encoder, &recipe);
+    timing.levels_recorded = levels;
+    let readback_bytes = readback_bytes(resident, levels);
+    let commands = encoder.finish();
     let start = Instant::now();
-    queue.submit([encoder.finish()]);
+    timing.encode_ns = nanos(start - encode_start);
+    queue.submit([commands]);
+    let submitted = Instant::now();
+    timing.submit_ns = nanos(submitted - start);
     let words = read_staging(device, &resident.staging, readback_bytes, words_of)?;
-    let wall_ns = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    timing.wait_ns = nanos(submitted.elapsed());
+    let wall_ns = nanos(start.elapsed());
 
-    let (stamps, records) = words.split_at(words.len() / 2);
+    let (stamps, records) = words.split_at(RECORD_BASE_WORDS as usize);
+    let device_ns = timed.then(|| {
+        let begin = u64::from(stamps[0]) | (u64::from(stamps[1]) << 32);
+        let end = u64::from(stamps[2]) | (u64::from(stamps[3]) << 32);
+        (end.saturating_sub(begin) as f64 * timestamp_period_ns) as u64
+    });
     let mut report = WaveReport {
         wall_ns,
         readback_bytes,
+        device_ns,
         ..WaveReport::default()
     };
-    let mut device_total = 0u64;
-    for k in 0..levels as usize {
-        let r = &records[4 * k..4 * k + 4];
+    let mut frontier_in = command.frontier_len;
+    for (k, r) in records.chunks_exact(4).enumerate() {
+        // A chain that stopped marks the record after its last level.
         if r[0] == 0 {
             break;
         }
-        let device_ns = timed.then(|| {
-            let t = &stamps[4 * k..4 * k + 4];
-            let begin = u64::from(t[0]) | (u64::from(t[1]) << 32);
-            let end = u64::from(t[2]) | (u64::from(t[3]) << 32);
-            (end.saturating_sub(begin) as f64 * timestamp_period_ns) as u64
-        });
-        device_total += device_ns.unwrap_or(0);
+        if r[0] != frontier_in {
+            return Err(BackendError::device(format!(
+                "level {} of the command recorded a frontier of {} vertices where {frontier_in} were expected. Fix: this is a bug in vyre-wgpu or the driver; rerun with WGPU_BACKEND=vulkan and report it.",
+                k, r[0]
+            )));
+        }
         report.levels.push(LevelRecord {
             level: command.level + k as u32,
             frontier_in: r[0],
             frontier_out: r[1],
             frontier_out_edges: u64::from(r[2]),
             edges_examined: u64::from(r[3]),
-            device_ns,
+            // Chained levels are timed together, not one by one.
+            device_ns: if levels == 1 { device_ns } else { None },
         });
+        frontier_in = r[1];
+        if frontier_in == 0 {
+            break;
+        }
     }
-    report.device_ns = timed.then_some(device_total);
     resident.current = (resident.current + report.levels.len()) % 2;
     resident.form = target_form;
     report.frontier = Some(target_form);
-    Ok(report)
+    Ok((report, timing))
+}
+
+fn nanos(d: std::time::Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
