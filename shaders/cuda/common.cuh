@@ -225,24 +225,40 @@ __device__ void block_exclusive_scan(u64 x, u64* out) {
 #define VYRE_SPIN_PAUSE()
 #endif
 
-// Device-scope acquire load, and add with acquire and release semantics,
-// for the fused kernel's grid barrier; a pause of about `ns` nanoseconds
-// between polls. The CPU emulator defines its own (VYRE_HOST_ORDERING).
+// Device-scope orderings for the fused kernel's grid barrier: a strong
+// load that does not touch L1 and orders nothing (what a spinning thread
+// polls: an acquire load would invalidate its SM's L1 at every poll, under
+// the blocks still working there), the acquire fence that follows the last
+// poll, and an add with acquire and release semantics. Also a pause of about
+// `ns` nanoseconds between polls, and an L1 prefetch. The CPU emulator
+// defines its own (VYRE_HOST_ORDERING).
 #ifndef VYRE_HOST_ORDERING
-__device__ __forceinline__ u32 load_acquire(const u32* p) {
+__device__ __forceinline__ u32 load_relaxed(const u32* p) {
     u32 v;
 #if __CUDA_ARCH__ >= 700
-    asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];"
+                 : "=r"(v)
+                 : "l"(__cvta_generic_to_global(p))
+                 : "memory");
 #else
     v = *(const volatile u32*)p;
-    __threadfence();
 #endif
     return v;
+}
+__device__ __forceinline__ void fence_acquire() {
+#if __CUDA_ARCH__ >= 700
+    asm volatile("fence.acq_rel.gpu;" : : : "memory");
+#else
+    __threadfence();
+#endif
 }
 __device__ __forceinline__ u32 add_acq_rel(u32* p, u32 x) {
     u32 old;
 #if __CUDA_ARCH__ >= 700
-    asm volatile("atom.add.acq_rel.gpu.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(x) : "memory");
+    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;"
+                 : "=r"(old)
+                 : "l"(__cvta_generic_to_global(p)), "r"(x)
+                 : "memory");
 #else
     __threadfence();
     old = atomicAdd(p, x);
@@ -254,6 +270,10 @@ __device__ __forceinline__ void spin_pause_ns(u32 ns) {
 #if __CUDA_ARCH__ >= 700
     __nanosleep(ns);
 #endif
+}
+// Start bringing the line holding *p into this SM's L1 without waiting.
+__device__ __forceinline__ void prefetch_l1(const void* p) {
+    asm volatile("prefetch.global.L1 [%0];" : : "l"(__cvta_generic_to_global(p)));
 }
 #endif
 

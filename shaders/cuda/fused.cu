@@ -14,22 +14,25 @@
 //   clears slot (r + 2) % 3, which was last read before the previous
 //   barrier. The queues alternate as in the per-wave kernels;
 // - the barrier is one atomic add per block on one word whose top bit flips
-//   when the last block arrives; one thread per block polls it with
-//   device-scope acquire loads and a short sleep, and the block that
-//   completes it does not poll at all;
+//   when the last block arrives; one thread per block polls it (strong loads
+//   that bypass L1, a short sleep between them, one acquire fence after)
+//   and the block that completes it does not poll at all;
 // - a frontier is dealt out in warp-sized runs of 32 vertices round-robin
 //   over the blocks, and each block spreads its vertices' edges over all its
 //   threads, so a small frontier takes one round of one edge per thread on
 //   many blocks instead of a walk of every vertex's edges by one thread;
 //   blocks without vertices go straight to the barrier;
-// - the next frontier's entries near the front of the queue and their row
-//   offsets are loaded while thread 0 reads the level's counters;
+// - on a graph without heavy vertices (no vertex of VYRE_LIGHT_DEGREE
+//   out-edges or more) the vertex that discovers another stores its row
+//   start and degree next to it in the queue (FusedRows), so the next level
+//   loads a vertex and its row in one round trip; and its launches skip the
+//   first frontier's piece pass and its barrier;
+// - the next frontier's entries near the front of the queue (and their rows)
+//   are loaded while thread 0 reads the level's counters, and the targets of
+//   a pass's vertices are prefetched into L1 while the block scans them;
 // - level records stay in device memory (`level_log`) until the launch
 //   ends: writes to mapped host memory would make the barrier's release wait
 //   on the PCIe bus every level;
-// - a graph without a vertex of VYRE_LIGHT_DEGREE out-edges or more needs no
-//   pieces, so its launches skip the first frontier's piece pass and its
-//   barrier;
 // - no barrier at exit: the last block to leave (by ticket) clears the
 //   counters.
 
@@ -51,16 +54,18 @@
 // PHASE - (blocks - 1) and every other block 1, so the counter's low bits
 // come back to zero and its top bit flips exactly when the last block adds.
 // The add releases this block's writes (all of its threads', ordered before
-// by the __syncthreads that precedes the call) and acquires everyone's.
+// by the __syncthreads that precedes the call); the last block's add, or the
+// fence after the poll that sees the flip, acquires everyone's.
 __device__ __forceinline__ void grid_arrive_and_wait(VyreControl* c) {
     const u32 add = blockIdx.x == 0 ? VYRE_BARRIER_PHASE - (gridDim.x - 1) : 1u;
     const u32 old = add_acq_rel(&c->bar_count, add);
     if (((old + add) ^ old) & VYRE_BARRIER_PHASE) return;  // the last to arrive
     u32 ns = VYRE_SPIN_FIRST_NS;
-    while (((load_acquire(&c->bar_count) ^ old) & VYRE_BARRIER_PHASE) == 0) {
+    while (((load_relaxed(&c->bar_count) ^ old) & VYRE_BARRIER_PHASE) == 0) {
         spin_pause_ns(ns);
         ns = ns * 2 < VYRE_SPIN_MOST_NS ? ns * 2 : VYRE_SPIN_MOST_NS;
     }
+    fence_acquire();
 }
 
 // A whole grid barrier for every thread of every block.
@@ -122,16 +127,71 @@ __device__ void first_frontier_pieces(const VyreArgs& a, const u32* queue, u32 l
     }
 }
 
+// Row words of the frontier queues on a graph without heavy vertices, whose
+// fused launches leave the work array unused otherwise: the vertex at queue
+// position i of a list has (row start << 5 | out-degree) at slot(list, i).
+// List 0 grows up from the start of the work array, list 1 down from its
+// n-th u64, so the rows of two disjoint frontiers (the current one and the
+// next) fit in the 2n words the layout guarantees.
+struct FusedRows {
+    u64* words;
+    u32 n;
+
+    __device__ __forceinline__ u64* slot(u32 list, u64 pos) const {
+        return words + (list == 0 ? pos : n - 1 - pos);
+    }
+};
+
+// expand_items for a graph without heavy vertices: each discovered vertex
+// is appended with its row word at the same position of list `list`.
+// Every thread must call it.
+__device__ void expand_light_rows(const VyreArgs& a, VyreItems items, u32 count, u64 total,
+                                  u32* queue_out, u32* cursor, FusedRows rows, u32 list,
+                                  u32 next_depth, u64& examined, u64& out_edges) {
+    for (u64 base = 0; base < total; base += blockDim.x) {
+        const u64 e = base + threadIdx.x;
+        bool found = false;
+        u32 v = 0;
+        u64 word = 0;
+        if (e < total) {
+            const u32 k = item_of(items.scan, count, e);
+            v = a.out_targets[items.row[k] + (e - items.scan[k])];
+            ++examined;
+            // v's row is loaded alongside the claim, as discover<false> does.
+            const u64 first = a.out_offsets[v];
+            const u64 last = a.out_offsets[v + 1];
+            if (atomicCAS(&a.depth[v], VYRE_UNREACHED, next_depth) == VYRE_UNREACHED) {
+                a.parent[v] = items.src[k];
+                out_edges += last - first;
+                word = first << 5 | (last - first);
+                found = true;
+            }
+        }
+        const u32 mask = __ballot_sync(VYRE_FULL_MASK, found);
+        if (mask == 0) continue;  // warp-uniform
+        const u32 leader = __ffs(mask) - 1;
+        u32 at = 0;
+        if (lane_id() == leader) at = atomicAdd(cursor, (u32)__popc(mask));
+        at = __shfl_sync(VYRE_FULL_MASK, at, leader) + __popc(mask & lanes_below());
+        if (found) {
+            queue_out[at] = v;
+            *rows.slot(list, at) = word;
+        }
+    }
+}
+
 // Levels while the frontier is non-empty, has at most band out-edges, and
 // fewer than max_levels levels ran. Records every level, and leaves cur_len
 // / cur_edges / levels_run for the host with the counters cleared.
 //
 // Each level expands its light vertices (fewer than VYRE_LIGHT_DEGREE
 // out-edges) edge-balanced within each block (FusedDeal), and every other
-// vertex as pieces that all blocks share evenly. With HEAVY (the graph has
-// such vertices) the pieces of a frontier are appended when its vertices are
-// discovered, during the level before, so a level needs no second barrier;
-// the launch's first frontier is cut into pieces before the first level.
+// vertex as pieces that all blocks share evenly. Without HEAVY every vertex
+// is light, and levels after the launch's first read their rows from
+// FusedRows. With HEAVY (the graph has heavy vertices) the pieces of a
+// frontier are appended when its vertices are discovered, during the level
+// before, so a level needs no second barrier; the launch's first frontier is
+// cut into pieces before the first level.
 // Level r reads piece list r % 2 and appends the next frontier's to list
 // (r + 1) % 2, counted in slot r % 3 of piece_count like next_len.
 template <bool HEAVY>
@@ -148,6 +208,7 @@ __device__ void fused_levels(const VyreArgs& a) {
     items.row = items.scan + width + 1;        // width
     items.src = (u32*)(items.row + width);     // width
     const FusedDeal deal = {gridDim.x, width >> 5};
+    const FusedRows rows = {(u64*)a.work, a.vertex_count};
     const VyrePieces no_pieces = {0, nullptr};
     u32* queue_in = a.queue_in;
     u32* queue_out = a.queue_out;
@@ -166,7 +227,7 @@ __device__ void fused_levels(const VyreArgs& a) {
     // position lies below the next frontier's length.
     bool ahead = false;
     u32 ahead_vertex = 0;
-    u64 ahead_start = 0, ahead_end = 0;
+    u64 ahead_start = 0, ahead_degree = 0;
     u32 run = 0;
     u32 next_len = 0;
     u64 next_edges = 0;
@@ -188,25 +249,38 @@ __device__ void fused_levels(const VyreArgs& a) {
             worked = true;
             const u64 i = deal.position(p);
             u32 u = 0;
-            u64 start = 0, end = 0;
+            u64 start = 0, degree = 0;
             if (i < len) {
                 if (p == 0 && ahead) {
                     u = ahead_vertex;
                     start = ahead_start;
-                    end = ahead_end;
+                    degree = ahead_degree;
+                } else if (!HEAVY && run > 0) {
+                    u = __ldcg(queue_in + i);
+                    const u64 word = __ldcg(rows.slot(run & 1, i));
+                    start = word >> 5;
+                    degree = word & 31;
                 } else {
                     u = __ldcg(queue_in + i);
                     start = a.out_offsets[u];
-                    end = a.out_offsets[u + 1];
+                    degree = a.out_offsets[u + 1] - start;
+                }
+                if (degree != 0 && degree < VYRE_LIGHT_DEGREE) {
+                    prefetch_l1(a.out_targets + start);
+                    prefetch_l1(a.out_targets + start + degree - 1);
                 }
             }
-            const u64 degree = end - start;
             items.src[t] = u;
             items.row[t] = start;
             block_exclusive_scan(degree < VYRE_LIGHT_DEGREE ? degree : 0, items.scan);
-            expand_items<false, HEAVY>(a, items, deal.warps_holding(p, len) * 32, 0,
-                                       items.scan[width], queue_out, cursor, next_depth, next,
-                                       examined, out_edges);
+            const u32 count = deal.warps_holding(p, len) * 32;
+            if (HEAVY) {
+                expand_items<false, true>(a, items, count, 0, items.scan[width], queue_out,
+                                          cursor, next_depth, next, examined, out_edges);
+            } else {
+                expand_light_rows(a, items, count, items.scan[width], queue_out, cursor, rows,
+                                  (run + 1) & 1, next_depth, examined, out_edges);
+            }
             // The next pass rewrites the items.
             __syncthreads();
         }
@@ -253,9 +327,14 @@ __device__ void fused_levels(const VyreArgs& a) {
         ahead = false;
         if (first < window && first < a.vertex_count) {
             ahead_vertex = __ldcg(queue_out + first);
-            if (ahead_vertex < a.vertex_count) {
+            if (!HEAVY) {
+                const u64 word = __ldcg(rows.slot((run + 1) & 1, first));
+                ahead_start = word >> 5;
+                ahead_degree = word & 31;
+                ahead = true;
+            } else if (ahead_vertex < a.vertex_count) {
                 ahead_start = a.out_offsets[ahead_vertex];
-                ahead_end = a.out_offsets[ahead_vertex + 1];
+                ahead_degree = a.out_offsets[ahead_vertex + 1] - ahead_start;
                 ahead = true;
             }
         }

@@ -511,6 +511,9 @@ int main(int argc, char** argv) {
                        [](u32, u32) { return Choice{Fused, HISTORY_LEVELS, ~0ull, 3}; });
                 search(b, g, sources, "fused 4 levels, 1 block of 128, on " + from,
                        [](u32, u32) { return Choice{Fused, 4, ~0ull, 1}; }, 128);
+                // 4 warps per block: frontiers dealt over part of a block's warps.
+                search(b, g, sources, "fused whole, 4 blocks of 128, on " + from,
+                       [](u32, u32) { return Choice{Fused, HISTORY_LEVELS, ~0ull, 4}; }, 128);
             }
             if (failures) {
                 std::fprintf(stderr, "%d failure(s)\n", failures);

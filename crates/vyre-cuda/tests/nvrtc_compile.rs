@@ -1,6 +1,7 @@
 //! Compiles every kernel for sm_90 through the crate's NVRTC path and, when
 //! `ptxas` is found, assembles the PTX and prints registers and spills per
-//! kernel. Needs NVRTC but no driver; skips visibly without it.
+//! kernel. Needs NVRTC but no driver; skips visibly without it. Set
+//! `VYRE_PTX_OUT=<file>` to keep the PTX.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -44,6 +45,10 @@ fn every_kernel_compiles_for_sm_90() {
         ptx.len(),
         KERNEL_NAMES.len()
     ));
+    // For reading the code the kernels compile to (ptxas, nvdisasm).
+    if let Some(path) = std::env::var_os("VYRE_PTX_OUT") {
+        std::fs::write(&path, &ptx).expect("write VYRE_PTX_OUT");
+    }
 
     let Some(ptxas) = ptxas() else {
         visible("ptxas check skipped: ptxas not found (set VYRE_PTXAS)");
