@@ -39,6 +39,11 @@ pub struct Args {
     /// Also time forced topologies (not only auto and the per-wave variant).
     #[arg(long)]
     forced: bool,
+    /// Time only the variants of these names (repeatable, exact names as
+    /// the report prints them, e.g. `auto` or `forced fused`); all when absent.
+    /// For graphs whose slow variants would take minutes, like a long chain.
+    #[arg(long = "only")]
+    only: Vec<String>,
     /// Run the PyTorch baseline (`benches/pytorch_bfs.py`) on these graphs too.
     #[arg(long, value_delimiter = ',')]
     pytorch: Vec<String>,
@@ -99,6 +104,9 @@ fn variants(args: &Args, high_diameter: bool, fused: bool) -> Vec<Variant> {
             }
         }
     }
+    if !args.only.is_empty() {
+        list.retain(|v| args.only.contains(&v.name));
+    }
     list
 }
 
@@ -144,14 +152,14 @@ pub fn run(args: &Args) -> Result<(), String> {
                 .capabilities()
                 .megakernel
                 .supports_device_wide_barrier;
-            for (i, variant) in variants(args, high_diameter, fused).iter().enumerate() {
+            for variant in &variants(args, high_diameter, fused) {
                 let request = MeasureRequest {
                     sources: &sources,
                     topology: variant.topology,
                     chaining: variant.chaining,
                     // Validate the policy's results; forced variants are covered
                     // by `xtask conformance`.
-                    validate: i == 0,
+                    validate: variant.name == "auto",
                     repeats: args.repeats,
                 };
                 match measure(device, &graph, &request) {
