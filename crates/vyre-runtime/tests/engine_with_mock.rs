@@ -30,6 +30,9 @@ struct Mock {
     commands: Arc<Mutex<Vec<WaveCommand>>>,
 }
 
+/// Lanes the mock holds at once when it reports a device-wide barrier.
+const RESIDENT_LANES: u32 = 6 * 128;
+
 fn caps(barrier: bool) -> DeviceCapabilities {
     DeviceCapabilities {
         backend: BackendKind::Cpu,
@@ -43,7 +46,7 @@ fn caps(barrier: bool) -> DeviceCapabilities {
         max_compute_workgroups_per_dimension: 65_535,
         max_compute_invocations_per_workgroup: 256,
         subgroup_size: 32,
-        resident_workgroups: if barrier { 6 } else { 0 },
+        resident_workgroups: if barrier { RESIDENT_LANES / 128 } else { 0 },
         resident_workgroup_size: if barrier { 128 } else { 0 },
         memory_budget_bytes: 1 << 30,
         max_binding_bytes: 1 << 20,
@@ -219,8 +222,23 @@ fn launch_bound_levels_chain_on_a_device_without_a_barrier() {
         .iter()
         .map(|c| c.max_levels)
         .collect();
-    // Chains double while launch overhead dominates.
-    assert_eq!(&lengths[..4], &[1, 2, 4, 8], "{lengths:?}");
+    // Chains double while launch overhead dominates, from the levels the
+    // last command ran: a chain that stopped at a band edge is not doubled.
+    assert_eq!(&lengths[..3], &[1, 2, 4], "{lengths:?}");
+    let mut ran = vec![0u32; lengths.len()];
+    for l in &result.levels {
+        ran[l.command as usize] += 1;
+    }
+    for i in 1..lengths.len() {
+        assert!(
+            lengths[i] <= 2 * ran[i - 1],
+            "command {i}: {lengths:?} after running {ran:?}"
+        );
+    }
+    assert!(
+        ran.iter().zip(&lengths).any(|(r, l)| r < l),
+        "some chain stops at a band edge on this grid: {lengths:?} {ran:?}"
+    );
     assert!(
         lengths.len() < 20,
         "{} commands for 99 levels",
@@ -298,7 +316,7 @@ fn every_launch_fits_the_device_limits() {
         // frontier of every vertex and edge would need (the grid has 2,400
         // vertices and 9,400 stored edges).
         let most = slots_for(c.topology, 2_400, 2_400)
-            .max(edge_balanced_slots(9_400))
+            .max(edge_balanced_slots(9_400).min(RESIDENT_LANES))
             .div_ceil(width);
         assert!(c.launch.max_workgroups <= most.max(1), "{c:?}");
         assert!(
@@ -332,4 +350,29 @@ fn edge_balanced_launches_are_sized_by_the_frontier_edges() {
         let lanes = hub_level.launch.workgroups() * u64::from(hub_level.launch.workgroup_size_x);
         assert!(lanes >= 40_000 / 4, "{topology:?}: {:?}", hub_level.launch);
     }
+}
+
+#[test]
+fn edge_balanced_launches_stop_at_the_lanes_the_device_holds() {
+    // Only the barrier-capable mock reports its resident lanes.
+    let (mock, commands) = Mock::new(true, (12_000, 11_000));
+    let mut engine = Engine::new(Box::new(mock));
+    engine
+        .load(Arc::new(vyre_graph::generate::star(40_000).unwrap()))
+        .unwrap();
+    let request = SearchRequest {
+        sources: &[7],
+        topology: TopologyChoice::Forced(MegakernelExecutionTopology::SparseFrontier),
+        chaining: ChainMode::Off,
+    };
+    engine.bfs(&request).unwrap();
+    // The hub's 40,000 edges would want 10,000 lanes; the device holds 768.
+    let hub_level = commands.lock().unwrap()[1];
+    assert_eq!(hub_level.frontier_len, 1);
+    let lanes = hub_level.launch.workgroups() * u64::from(hub_level.launch.workgroup_size_x);
+    assert!(
+        (u64::from(RESIDENT_LANES)..u64::from(RESIDENT_LANES) + 256).contains(&lanes),
+        "{:?}",
+        hub_level.launch
+    );
 }

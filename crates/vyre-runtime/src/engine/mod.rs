@@ -175,6 +175,7 @@ impl Engine {
         let mut planner = StableWavePlanner::default();
         let mut chains = ChainPlanner::new();
         let mut levels = Vec::new();
+        let mut commands = 0u32;
         let mut form = FrontierForm::Queue;
         let mut level = 0u32;
         let started = Instant::now();
@@ -236,11 +237,10 @@ impl Engine {
                     report.levels.len()
                 )));
             }
-            let command_index = u32::try_from(levels.len()).unwrap_or(u32::MAX);
             for record in &report.levels {
                 levels.push(LevelTrace {
                     level: record.level,
-                    command: command_index,
+                    command: commands,
                     command_levels: report.levels.len() as u32,
                     topology,
                     explanation: explanation.clone(),
@@ -252,6 +252,8 @@ impl Engine {
                 });
             }
             telemetry.observe(&report, caps.launch_overhead_ns);
+            chains.ran(report.levels.len() as u32);
+            commands += 1;
             level += report.levels.len() as u32;
             form = report.frontier.unwrap_or(frontier_form_of(topology));
         }
