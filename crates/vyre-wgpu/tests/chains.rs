@@ -26,9 +26,10 @@ fn chains_of_several_levels_match_the_reference() {
     ];
     for (name, graph, sources) in shapes {
         let graph = Arc::new(graph);
-        upload(&mut backend, &graph, 16);
+        upload(&mut backend, &graph, 64);
         for topology in TOPOLOGIES {
-            for chain_len in [3, 16] {
+            // 64 levels are recorded and submitted in several segments.
+            for chain_len in [3, 16, 64] {
                 let result = search(&mut backend, &graph, &sources, chain_len, &|_| topology);
                 check(
                     &graph,
