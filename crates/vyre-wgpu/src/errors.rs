@@ -1,6 +1,7 @@
 //! Turning wgpu's errors into [`BackendError`]s instead of panics.
 
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use vyre_driver::backend::{BackendError, BackendErrorKind};
 
@@ -48,14 +49,25 @@ pub(crate) fn from_wgpu(error: &wgpu::Error, doing: &str) -> BackendError {
     }
 }
 
-/// Wait for the device to finish all submitted work.
+/// Longest wait for one submission (a command of at most a few hundred
+/// levels, an upload flush, a readback). Nothing vyre submits takes this
+/// long even on lavapipe, so a longer wait means the device hung, and the
+/// caller gets an error instead of a process that never returns.
+pub const DEVICE_WAIT_LIMIT: Duration = Duration::from_secs(300);
+
+/// Wait for the device to finish all submitted work, at most
+/// [`DEVICE_WAIT_LIMIT`].
 pub(crate) fn wait_idle(device: &wgpu::Device, doing: &str) -> Result<(), BackendError> {
     device
-        .poll(wgpu::PollType::wait_indefinitely())
+        .poll(wgpu::PollType::Wait {
+            submission_index: None,
+            timeout: Some(DEVICE_WAIT_LIMIT),
+        })
         .map(|_| ())
         .map_err(|e| {
             BackendError::device(format!(
-                "waiting for the device failed while {doing}: {e}. Fix: the device was lost or hung; reopen the backend."
+                "waiting for the device failed while {doing} (limit {} s): {e}. Fix: the device was lost or hung; reopen the backend, and report it with the graph and topology if it repeats.",
+                DEVICE_WAIT_LIMIT.as_secs()
             ))
         })
 }

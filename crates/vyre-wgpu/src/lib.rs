@@ -34,6 +34,7 @@ mod upload;
 mod wave;
 
 pub use backend::WgpuBackend;
+pub use errors::DEVICE_WAIT_LIMIT;
 pub use memory_budget::{FALLBACK_BUDGET_BYTES, HEAP_SHARE_PERCENT};
 pub use open::WgpuOpenRequest;
 pub use timing::CommandTiming;
