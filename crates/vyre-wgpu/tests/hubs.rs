@@ -12,8 +12,8 @@ mod common;
 use std::sync::Arc;
 
 use common::shapes::{Tier, broom, hub_tree, tier};
-use common::{Search, TOPOLOGIES, check, open, search, upload};
-use vyre_driver::backend::{Backend, FrontierForm, LaunchShape, WaveCommand, slots_for};
+use common::{Search, TOPOLOGIES, check, open, search, search_with, upload};
+use vyre_driver::backend::{Backend, LaunchShape, slots_for};
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology as T;
 use vyre_graph::Graph;
 use vyre_graph::bfs::reference_bfs;
@@ -227,53 +227,22 @@ fn narrow_search(
     chain: u32,
 ) -> Search {
     let n = graph.vertex_count();
-    backend.begin_search(&[0]).expect("search starts");
-    let (mut form, mut level, mut len) = (FrontierForm::Queue, 0u32, 1u32);
-    let mut levels = Vec::new();
-    let mut commands = 0;
-    while len > 0 {
-        let cover = slots_for(topology, len, n).max(1).div_ceil(width);
-        let grid = groups.unwrap_or(cover).min(65_535);
-        let command = WaveCommand {
-            topology,
-            frontier: form,
-            level,
-            frontier_len: len,
-            max_levels: chain,
-            launch: LaunchShape {
+    search_with(
+        backend,
+        graph,
+        &[0],
+        chain,
+        &|_| topology,
+        &|_, topology, len| {
+            let cover = slots_for(topology, len, n).max(1).div_ceil(width);
+            LaunchShape {
                 workgroup_size_x: width,
-                dispatch_grid: [grid, 1, 1],
+                dispatch_grid: [groups.unwrap_or(cover).min(65_535), 1, 1],
                 slots_per_lane: 1,
                 max_workgroups: groups.unwrap_or(65_535),
-            },
-            band_max_frontier_edges: u64::MAX,
-        };
-        let report = backend.run_wave(&command).expect("wave runs");
-        commands += 1;
-        for r in &report.levels {
-            levels.push((
-                r.level,
-                r.frontier_in,
-                r.frontier_out,
-                r.frontier_out_edges,
-                r.edges_examined,
-            ));
-            level += 1;
-            len = r.frontier_out;
-        }
-        form = report.frontier.expect("form");
-    }
-    let mut depths = vec![0; n as usize];
-    let mut parents = vec![0; n as usize];
-    backend.read_depths(&mut depths).expect("depths");
-    backend.read_parents(&mut parents).expect("parents");
-    Search {
-        depths,
-        parents,
-        levels,
-        device_ns: Vec::new(),
-        commands,
-    }
+            }
+        },
+    )
 }
 
 #[test]

@@ -6,8 +6,10 @@ mod common;
 
 use std::sync::Arc;
 
-use common::{Search, TOPOLOGIES, check, open, random_directed, random_undirected, upload};
-use vyre_driver::backend::{Backend, FrontierForm, LaunchShape, WaveCommand, slots_for};
+use common::{
+    Search, TOPOLOGIES, check, open, random_directed, random_undirected, search_with, upload,
+};
+use vyre_driver::backend::{Backend, LaunchShape, slots_for};
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology as T;
 use vyre_graph::Graph;
 use vyre_wgpu::WgpuBackend;
@@ -32,24 +34,20 @@ fn shaped_search(
     chain: u32,
 ) -> Search {
     let n = graph.vertex_count();
-    backend.begin_search(sources).expect("search starts");
-    let (mut form, mut level, mut len) = (FrontierForm::Queue, 0u32, sources.len() as u32);
-    let mut levels = Vec::new();
-    let mut commands = 0;
-    while len > 0 {
-        let slots = slots_for(topology, len, n).max(1);
-        let dispatch_grid = match grid {
-            Grid::Cover => [slots.div_ceil(width).min(65_535), 1, 1],
-            Grid::One => [1, 1, 1],
-            Grid::Tall => [1, 1, 3],
-        };
-        let command = WaveCommand {
-            topology,
-            frontier: form,
-            level,
-            frontier_len: len,
-            max_levels: chain,
-            launch: LaunchShape {
+    search_with(
+        backend,
+        graph,
+        sources,
+        chain,
+        &|_| topology,
+        &|_, topology, len| {
+            let slots = slots_for(topology, len, n).max(1);
+            let dispatch_grid = match grid {
+                Grid::Cover => [slots.div_ceil(width).min(65_535), 1, 1],
+                Grid::One => [1, 1, 1],
+                Grid::Tall => [1, 1, 3],
+            };
+            LaunchShape {
                 workgroup_size_x: width,
                 dispatch_grid,
                 slots_per_lane: 1,
@@ -58,35 +56,9 @@ fn shaped_search(
                     Grid::One => 1,
                     Grid::Tall => 3,
                 },
-            },
-            band_max_frontier_edges: u64::MAX,
-        };
-        let report = backend.run_wave(&command).expect("wave runs");
-        commands += 1;
-        for record in &report.levels {
-            levels.push((
-                record.level,
-                record.frontier_in,
-                record.frontier_out,
-                record.frontier_out_edges,
-                record.edges_examined,
-            ));
-            level += 1;
-            len = record.frontier_out;
-        }
-        form = report.frontier.expect("form");
-    }
-    let mut depths = vec![0; n as usize];
-    let mut parents = vec![0; n as usize];
-    backend.read_depths(&mut depths).expect("depths");
-    backend.read_parents(&mut parents).expect("parents");
-    Search {
-        depths,
-        parents,
-        levels,
-        device_ns: Vec::new(),
-        commands,
-    }
+            }
+        },
+    )
 }
 
 #[test]

@@ -89,13 +89,34 @@ pub struct Search {
 }
 
 /// Run a whole search: each command uses `schedule(level)`'s topology and
-/// chains up to `chain` levels.
+/// chains up to `chain` levels, launched by the test-only rule [`launch`].
 pub fn search(
     backend: &mut WgpuBackend,
     graph: &Graph,
     sources: &[u32],
     chain: u32,
     schedule: &dyn Fn(u32) -> T,
+) -> Search {
+    let n = graph.vertex_count();
+    search_with(
+        backend,
+        graph,
+        sources,
+        chain,
+        schedule,
+        &|caps, topology, len| launch(caps, topology, len, n),
+    )
+}
+
+/// [`search`] with every command launched as `shape(caps, topology,
+/// frontier_len)` says.
+pub fn search_with(
+    backend: &mut WgpuBackend,
+    graph: &Graph,
+    sources: &[u32],
+    chain: u32,
+    schedule: &dyn Fn(u32) -> T,
+    shape: &dyn Fn(&DeviceCapabilities, T, u32) -> LaunchShape,
 ) -> Search {
     let n = graph.vertex_count();
     backend.begin_search(sources).expect("search starts");
@@ -113,7 +134,7 @@ pub fn search(
             level,
             frontier_len,
             max_levels: chain,
-            launch: launch(backend.capabilities(), topology, frontier_len, n),
+            launch: shape(backend.capabilities(), topology, frontier_len),
             band_max_frontier_edges: u64::MAX,
         };
         let report = backend.run_wave(&command).expect("wave runs");
