@@ -139,8 +139,23 @@ pub fn write_edge_list(graph: &Graph, out: &mut dyn Write) -> io::Result<()> {
     write_edges(graph, listing, out)
 }
 
+/// Write a text file through `write`, gzip-compressed when the path ends in
+/// `.gz`.
 fn save_with(
     path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> Result<(), LoadError> {
+    let gzip = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("gz"));
+    write_file(path, gzip, write)
+}
+
+/// Create `path` and write it through `write` (buffered; gzip-compressed
+/// when `gzip`), turning I/O failures into [`LoadError`]s that name the file.
+pub(crate) fn write_file(
+    path: &Path,
+    gzip: bool,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> Result<(), LoadError> {
     let io_error = |e: io::Error| {
@@ -153,9 +168,6 @@ fn save_with(
         )
     };
     let file = BufWriter::with_capacity(1 << 20, File::create(path).map_err(io_error)?);
-    let gzip = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("gz"));
     if gzip {
         let mut encoder = GzEncoder::new(file, Compression::fast());
         write(&mut encoder).map_err(io_error)?;

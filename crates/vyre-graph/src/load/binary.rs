@@ -13,8 +13,7 @@
 //! | 4 m | targets (u32) |
 //! | 4 | CRC-32 of every byte before it |
 
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::path::Path;
 
 use super::LoadOptions;
@@ -38,20 +37,10 @@ const STEP_BYTES: usize = 4 << 20;
 ///
 /// [`LoadErrorKind::Io`] when the file cannot be written.
 pub fn save_binary(graph: &Graph, path: impl AsRef<Path>) -> Result<(), LoadError> {
-    let path = path.as_ref();
-    let io_error = |e: io::Error| {
-        LoadError::new(
-            path,
-            None,
-            LoadErrorKind::Io {
-                message: e.to_string(),
-            },
-        )
-    };
-    let file = File::create(path).map_err(io_error)?;
-    let mut out = BufWriter::with_capacity(1 << 20, file);
-    write_binary(graph, &mut out).map_err(io_error)?;
-    out.flush().map_err(io_error)
+    // Never compressed: the format exists for fast reloads.
+    crate::save::write_file(path.as_ref(), false, |mut out| {
+        write_binary(graph, &mut out)
+    })
 }
 
 /// Write `graph` in the binary CSR format to any writer.
