@@ -1,7 +1,8 @@
 //! The WGSL kernels, their bind-group layouts and the pipeline cache.
 //!
 //! Every kernel file in `shaders/wgsl/` is compiled with `common.wgsl` and
-//! `chain.wgsl` prepended. Every kernel but `noop` shares one bind-group
+//! `chain.wgsl` prepended (and `bottom_up.wgsl` for the two bottom-up
+//! kernels). Every kernel but `noop` shares one bind-group
 //! layout (the state of one frontier set), so a chain of levels in one pass
 //! only switches between the two frontier sets' bind groups. Pipelines are created once per (kernel, workgroup width); the
 //! width is the WGSL `override` constant `WG`, which also sizes the kernels'
@@ -24,6 +25,7 @@ const CONVERT: &str = include_str!("../../../shaders/wgsl/convert.wgsl");
 const WARP_SPARSE: &str = include_str!("../../../shaders/wgsl/warp_sparse.wgsl");
 const SPARSE: &str = include_str!("../../../shaders/wgsl/sparse.wgsl");
 const HYBRID: &str = include_str!("../../../shaders/wgsl/hybrid.wgsl");
+const BOTTOM_UP: &str = include_str!("../../../shaders/wgsl/bottom_up.wgsl");
 const DENSE: &str = include_str!("../../../shaders/wgsl/dense.wgsl");
 const BLOCK_DENSE: &str = include_str!("../../../shaders/wgsl/block_dense.wgsl");
 
@@ -73,16 +75,17 @@ enum Module {
 }
 
 impl Module {
-    fn source(self) -> &'static str {
+    /// The module's own files, after `common.wgsl` and `chain.wgsl`.
+    fn sources(self) -> &'static [&'static str] {
         match self {
-            Self::Bookkeeping => BOOKKEEPING,
-            Self::SearchStart => SEARCH_START,
-            Self::Convert => CONVERT,
-            Self::WarpSparse => WARP_SPARSE,
-            Self::Sparse => SPARSE,
-            Self::Hybrid => HYBRID,
-            Self::Dense => DENSE,
-            Self::BlockDense => BLOCK_DENSE,
+            Self::Bookkeeping => &[BOOKKEEPING],
+            Self::SearchStart => &[SEARCH_START],
+            Self::Convert => &[CONVERT],
+            Self::WarpSparse => &[WARP_SPARSE],
+            Self::Sparse => &[SPARSE],
+            Self::Hybrid => &[HYBRID],
+            Self::Dense => &[BOTTOM_UP, DENSE],
+            Self::BlockDense => &[BOTTOM_UP, BLOCK_DENSE],
         }
     }
 }
@@ -210,7 +213,12 @@ impl Kernels {
         let width = if kernel.single_invocation() { 1 } else { width };
         let module_id = kernel.module();
         let module = self.modules.entry(module_id).or_insert_with(|| {
-            let source = format!("{COMMON}\n{CHAIN}\n{}", module_id.source());
+            let source = [COMMON, CHAIN]
+                .iter()
+                .chain(module_id.sources())
+                .copied()
+                .collect::<Vec<_>>()
+                .join("\n");
             device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some(kernel.entry_point()),
                 source: wgpu::ShaderSource::Wgsl(source.into()),
