@@ -9,8 +9,6 @@
 var<workgroup> b_next: array<atomic<u32>, WG>;  // next-frontier words of the tile
 var<workgroup> b_mask: array<atomic<u32>, WG>;  // unvisited vertices of each tile word
 var<workgroup> b_stage: array<u32, WG>;         // staged unvisited vertices of one round
-var<workgroup> b_n: u32;
-
 fn tile_mark(v: u32, tile_first_word: u32) {
     atomicOr(&b_next[(v >> 5u) - tile_first_word], 1u << (v & 31u));
 }
@@ -24,10 +22,7 @@ fn block_dense(
     if chain_stopped(lid) {
         return;
     }
-    if lid == 0u {
-        b_n = ctl(C_VERTEX_COUNT);
-    }
-    let n = workgroupUniformLoad(&b_n);
+    let n = uniform_ctl(lid, C_VERTEX_COUNT);
     let next_depth = ctl(C_LEVEL) + 1u;
     let per = ctl(C_IN_PER_SEG);
     let words = div_ceil(n, 32u);

@@ -120,16 +120,12 @@ fn close_level() {
     }
 }
 
-var<workgroup> l_stopped: u32;
 var<workgroup> l_last: u32;
 
 // Whether the chain stopped before the level this dispatch belongs to. Call
 // first, from every invocation; return at once when it holds.
 fn chain_stopped(lid: u32) -> bool {
-    if lid == 0u {
-        l_stopped = ctl(C_STOPPED);
-    }
-    return workgroupUniformLoad(&l_stopped) != 0u;
+    return uniform_ctl(lid, C_STOPPED) != 0u;
 }
 
 // End of a workgroup of a level's last dispatch (`closes`, uniform) or of

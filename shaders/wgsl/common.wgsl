@@ -113,6 +113,18 @@ fn ctl(word: u32) -> u32 {
     return atomicLoad(&control[word]);
 }
 
+// A control word as a uniform value (what loop bounds around barriers must
+// be): read by invocation 0 and shared through workgroup memory. Call from
+// every invocation, in uniform control flow.
+var<workgroup> w_ctl: u32;
+
+fn uniform_ctl(lid: u32, word: u32) -> u32 {
+    if lid == 0u {
+        w_ctl = ctl(word);
+    }
+    return workgroupUniformLoad(&w_ctl);
+}
+
 // Target of out-edge `e`; `per` is the edges per segment (C_OUT_PER_SEG).
 fn out_edge(e: u32, per: u32) -> u32 {
     if e < per {

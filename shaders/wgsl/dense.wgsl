@@ -3,8 +3,6 @@
 // (bottom_up.wgsl); discoveries set their bit in the next bitmap (cleared by
 // dense_clear_next before the level).
 
-var<workgroup> d_n: u32;
-
 fn mark_next(v: u32) {
     atomicOr(&bitmap_out[v >> 5u], 1u << (v & 31u));
 }
@@ -18,10 +16,7 @@ fn dense(
     if chain_stopped(lid) {
         return;
     }
-    if lid == 0u {
-        d_n = ctl(C_VERTEX_COUNT);
-    }
-    let n = workgroupUniformLoad(&d_n);
+    let n = uniform_ctl(lid, C_VERTEX_COUNT);
     let next_depth = ctl(C_LEVEL) + 1u;
     let per = ctl(C_IN_PER_SEG);
     let chunks = div_ceil(n, WG);

@@ -19,8 +19,6 @@ var<workgroup> h_mid: array<u32, WG>;
 var<workgroup> h_mid_len: atomic<u32>;
 var<workgroup> h_mid_count: u32;
 var<workgroup> h_kept: u32;
-var<workgroup> h_count: u32;
-var<workgroup> h_closes: u32;
 var<workgroup> h_piece: vec3<u32>;   // vertex, first edge, end edge
 
 // Piece j of `u` starts at edge `start + j * PIECE_EDGES`.
@@ -42,12 +40,8 @@ fn hybrid(
     if chain_stopped(lid) {
         return;
     }
-    if lid == 0u {
-        h_count = ctl(C_CUR_COUNT);
-        h_closes = select(0u, 1u, ctl(C_PIECE_GROUPS) == 0u);
-    }
-    let count = workgroupUniformLoad(&h_count);
-    let closes = workgroupUniformLoad(&h_closes) != 0u;
+    let count = uniform_ctl(lid, C_CUR_COUNT);
+    let closes = uniform_ctl(lid, C_PIECE_GROUPS) == 0u;
     let next_depth = ctl(C_LEVEL) + 1u;
     let per = ctl(C_OUT_PER_SEG);
     let chunks = div_ceil(count, WG);
@@ -153,10 +147,7 @@ fn hybrid_pieces(
     if chain_stopped(lid) {
         return;
     }
-    if lid == 0u {
-        h_count = atomicLoad(&control[C_PIECES]);
-    }
-    let pieces = workgroupUniformLoad(&h_count);
+    let pieces = uniform_ctl(lid, C_PIECES);
     let next_depth = ctl(C_LEVEL) + 1u;
     let per = ctl(C_OUT_PER_SEG);
     for (var p = group_index(wid, nwg); p < pieces; p += group_total(nwg)) {

@@ -21,8 +21,6 @@
 // a wrong estimate costs balance, never correctness.
 
 var<workgroup> s_scan: array<u32, SCAN_CAP>;  // inclusive prefix of one tile's entries
-var<workgroup> s_count: u32;
-var<workgroup> s_chunk: u32;
 
 // Weight of scan entry `i`: the degree of frontier vertex i, or (chunked) the
 // edge total of chunk i written by sparse_scan.
@@ -135,12 +133,8 @@ fn sparse_scan(
     if chain_stopped(lid) {
         return;
     }
-    if lid == 0u {
-        s_count = ctl(C_CUR_COUNT);
-        s_chunk = max(ctl(C_SPARSE_CHUNK), 1u);
-    }
-    let count = workgroupUniformLoad(&s_count);
-    let chunk = workgroupUniformLoad(&s_chunk);
+    let count = uniform_ctl(lid, C_CUR_COUNT);
+    let chunk = max(uniform_ctl(lid, C_SPARSE_CHUNK), 1u);
     let chunks = div_ceil(count, chunk);
     for (var c = group_index(wid, nwg); c < chunks; c += group_total(nwg)) {
         let first = c * chunk;
@@ -170,12 +164,8 @@ fn sparse(
     if chain_stopped(lid) {
         return;
     }
-    if lid == 0u {
-        s_count = ctl(C_CUR_COUNT);
-        s_chunk = ctl(C_SPARSE_CHUNK);
-    }
-    let count = workgroupUniformLoad(&s_count);
-    let chunk = workgroupUniformLoad(&s_chunk);
+    let count = uniform_ctl(lid, C_CUR_COUNT);
+    let chunk = uniform_ctl(lid, C_SPARSE_CHUNK);
     let next_depth = ctl(C_LEVEL) + 1u;
     let per = ctl(C_OUT_PER_SEG);
     let chunked = chunk != 0u;

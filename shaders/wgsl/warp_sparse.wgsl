@@ -4,8 +4,6 @@
 
 const WARP_LANES: u32 = 32u;
 
-var<workgroup> w_count: u32;
-
 @compute @workgroup_size(WG)
 fn warp_sparse(
     @builtin(local_invocation_index) lid: u32,
@@ -15,10 +13,7 @@ fn warp_sparse(
     if chain_stopped(lid) {
         return;
     }
-    if lid == 0u {
-        w_count = ctl(C_CUR_COUNT);
-    }
-    let count = workgroupUniformLoad(&w_count);
+    let count = uniform_ctl(lid, C_CUR_COUNT);
     let next_depth = ctl(C_LEVEL) + 1u;
     let per = ctl(C_OUT_PER_SEG);
     let lanes = lane_total(nwg);
