@@ -326,53 +326,44 @@ fn every_launch_fits_the_device_limits() {
     }
 }
 
-#[test]
-fn edge_balanced_launches_are_sized_by_the_frontier_edges() {
-    let (mock, commands) = Mock::new(false, (12_000, 11_000));
-    let mut engine = Engine::new(Box::new(mock));
-    engine
-        .load(Arc::new(vyre_graph::generate::star(40_000).unwrap()))
-        .unwrap();
-    for topology in [
-        MegakernelExecutionTopology::SparseFrontier,
-        MegakernelExecutionTopology::HybridFrontier,
-    ] {
-        commands.lock().unwrap().clear();
-        let request = SearchRequest {
-            sources: &[7],
-            topology: TopologyChoice::Forced(topology),
-            chaining: ChainMode::Off,
-        };
-        engine.bfs(&request).unwrap();
-        // Level 1's frontier is the hub alone, with 40,000 out-edges.
-        let hub_level = commands.lock().unwrap()[1];
-        assert_eq!(hub_level.frontier_len, 1);
-        let lanes = hub_level.launch.workgroups() * u64::from(hub_level.launch.workgroup_size_x);
-        assert!(lanes >= 40_000 / 4, "{topology:?}: {:?}", hub_level.launch);
-    }
-}
-
-#[test]
-fn edge_balanced_launches_stop_at_the_lanes_the_device_holds() {
-    // Only the barrier-capable mock reports its resident lanes.
-    let (mock, commands) = Mock::new(true, (12_000, 11_000));
+/// Lanes of the launch that expands the hub of a 40,000-leaf star (level 1,
+/// searched from a leaf) under `topology`, on the mock with or without a
+/// device-wide barrier (only the barrier-capable mock reports its resident
+/// lanes).
+fn hub_level_lanes(barrier: bool, topology: MegakernelExecutionTopology) -> u64 {
+    let (mock, commands) = Mock::new(barrier, (12_000, 11_000));
     let mut engine = Engine::new(Box::new(mock));
     engine
         .load(Arc::new(vyre_graph::generate::star(40_000).unwrap()))
         .unwrap();
     let request = SearchRequest {
         sources: &[7],
-        topology: TopologyChoice::Forced(MegakernelExecutionTopology::SparseFrontier),
+        topology: TopologyChoice::Forced(topology),
         chaining: ChainMode::Off,
     };
     engine.bfs(&request).unwrap();
-    // The hub's 40,000 edges would want 10,000 lanes; the device holds 768.
     let hub_level = commands.lock().unwrap()[1];
     assert_eq!(hub_level.frontier_len, 1);
-    let lanes = hub_level.launch.workgroups() * u64::from(hub_level.launch.workgroup_size_x);
+    hub_level.launch.workgroups() * u64::from(hub_level.launch.workgroup_size_x)
+}
+
+#[test]
+fn edge_balanced_launches_are_sized_by_the_frontier_edges() {
+    for topology in [
+        MegakernelExecutionTopology::SparseFrontier,
+        MegakernelExecutionTopology::HybridFrontier,
+    ] {
+        let lanes = hub_level_lanes(false, topology);
+        assert!(lanes >= 40_000 / 4, "{topology:?}: {lanes} lanes");
+    }
+}
+
+#[test]
+fn edge_balanced_launches_stop_at_the_lanes_the_device_holds() {
+    // The hub's 40,000 edges would want 10,000 lanes; the device holds 768.
+    let lanes = hub_level_lanes(true, MegakernelExecutionTopology::SparseFrontier);
     assert!(
         (u64::from(RESIDENT_LANES)..u64::from(RESIDENT_LANES) + 256).contains(&lanes),
-        "{:?}",
-        hub_level.launch
+        "{lanes} lanes"
     );
 }
