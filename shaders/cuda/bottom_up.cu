@@ -278,17 +278,6 @@ __device__ void bu_block_scan(u32 x, u32* out) {
     __syncthreads();
 }
 
-// The largest k < count with scan[k] <= slot: the pooled vertex holding
-// `slot` (vertices offering nothing share the next one's start and lose).
-__device__ __forceinline__ u32 bu_pooled_of(const u32* scan, u32 count, u32 slot) {
-    u32 lo = 0, hi = count;
-    while (hi - lo > 1) {
-        const u32 mid = (lo + hi) >> 1;
-        if (scan[mid] <= slot) lo = mid; else hi = mid;
-    }
-    return lo;
-}
-
 __device__ __forceinline__ bool bu_tile_has(BuTile s, u64 first_vertex, u32 v) {
     return (s.words[(u32)((v - first_vertex) >> 5)] >> (v & 31u)) & 1u;
 }
@@ -345,7 +334,7 @@ __device__ void bu_block_rest(const VyreArgs& a, BuTile s, u64 first_vertex, u32
             for (u32 j = 0; j < 4; ++j) {
                 const u32 slot = base + j * width + t;
                 ok[j] = slot < total;
-                k[j] = ok[j] ? bu_pooled_of(s.scan, count, slot) : 0;
+                k[j] = ok[j] ? holder_of(s.scan, count, slot) : 0;
                 ok[j] = ok[j] && !bu_tile_has(s, first_vertex, s.pool[k[j]]);
                 u[j] = ok[j] ? __ldg(&a.in_targets[s.next[k[j]] + (slot - s.scan[k[j]])]) : 0;
                 c.examined += ok[j];

@@ -419,15 +419,22 @@ struct VyreItems {
     u64* scan;     // capacity + 1 entries
 };
 
-// The largest k < count with scan[k] <= e: the item holding edge e (empty
-// items before it share its scan value and lose to it).
-__device__ __forceinline__ u32 item_of(const u64* scan, u32 count, u64 e) {
+// The largest k < count with scan[k] <= key, in an exclusive scan: the
+// entry holding `key` (empty entries before it share its scan value and
+// lose to it).
+template <typename T>
+__device__ __forceinline__ u32 holder_of(const T* scan, u32 count, T key) {
     u32 lo = 0, hi = count;
     while (hi - lo > 1) {
         const u32 mid = (lo + hi) >> 1;
-        if (scan[mid] <= e) lo = mid; else hi = mid;
+        if (scan[mid] <= key) lo = mid; else hi = mid;
     }
     return lo;
+}
+
+// The item holding edge e.
+__device__ __forceinline__ u32 item_of(const u64* scan, u32 count, u64 e) {
+    return holder_of(scan, count, e);
 }
 
 // Expand edges [from, to) of the block's `count` items. With EMIT, the
