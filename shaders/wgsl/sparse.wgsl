@@ -70,43 +70,27 @@ fn scan_tile(lid: u32, first: u32, len: u32, chunked: bool, count: u32) -> u32 {
     return total;
 }
 
-// The owner searches below find the first j in [lo, hi) whose inclusive
-// prefix exceeds edge k (the prefix at hi - 1 always does). They gallop from
-// lo, the last owner this invocation found: a hub's next edge costs one probe
-// and a light vertex's a few, never a full binary search (which would also
-// spend lavapipe's loop budget on every edge).
-
-fn owner_in_tile(lo_in: u32, hi: u32, k: u32) -> u32 {
-    var lo = lo_in;
-    var top = hi - 1u;
-    var step = 1u;
-    while lo < top {
-        let probe = lo + min(step - 1u, top - lo);
-        if s_scan[probe] > k {
-            top = probe;
-            break;
-        }
-        lo = probe + 1u;
-        step <<= 1u;
+// Inclusive prefix `i` of the workgroup's tile (s_scan) or of the chunk
+// scanned into the work array; `in_chunk` is fixed at each call site.
+fn prefix_at(in_chunk: bool, i: u32) -> u32 {
+    if in_chunk {
+        return work[i];
     }
-    while lo < top {
-        let mid = (lo + top) / 2u;
-        if s_scan[mid] > k {
-            top = mid;
-        } else {
-            lo = mid + 1u;
-        }
-    }
-    return lo;
+    return s_scan[i];
 }
 
-fn owner_in_chunk(lo_in: u32, hi: u32, k: u32) -> u32 {
+// The first j in [lo, hi) whose inclusive prefix exceeds edge k (the prefix
+// at hi - 1 always does). Gallops from lo, the last owner this invocation
+// found: a hub's next edge costs one probe and a light vertex's a few, never
+// a full binary search (which would also spend lavapipe's loop budget on
+// every edge).
+fn owner_of(in_chunk: bool, lo_in: u32, hi: u32, k: u32) -> u32 {
     var lo = lo_in;
     var top = hi - 1u;
     var step = 1u;
     while lo < top {
         let probe = lo + min(step - 1u, top - lo);
-        if work[probe] > k {
+        if prefix_at(in_chunk, probe) > k {
             top = probe;
             break;
         }
@@ -115,7 +99,7 @@ fn owner_in_chunk(lo_in: u32, hi: u32, k: u32) -> u32 {
     }
     while lo < top {
         let mid = (lo + top) / 2u;
-        if work[mid] > k {
+        if prefix_at(in_chunk, mid) > k {
             top = mid;
         } else {
             lo = mid + 1u;
@@ -188,7 +172,7 @@ fn sparse(
     for (var base = begin; base < end; base += WG) {
         let k = base + lid;
         if k < end {
-            entry = owner_in_tile(entry, entries, k);
+            entry = owner_of(false, entry, entries, k);
             var offset = k;
             if entry > 0u {
                 offset -= s_scan[entry - 1u];
@@ -197,7 +181,7 @@ fn sparse(
             if chunked {
                 let first = entry * chunk;
                 let hint = max(last_vertex, first);
-                vertex = owner_in_chunk(hint, min(first + chunk, count), offset);
+                vertex = owner_of(true, hint, min(first + chunk, count), offset);
                 last_vertex = vertex;
                 if vertex > first {
                     offset -= work[vertex - 1u];
