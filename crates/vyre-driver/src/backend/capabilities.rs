@@ -1,55 +1,30 @@
 //! What a device can do, as its backend measured it at start-up.
 
-use std::fmt;
+use std::time::Duration;
 
 use crate::megakernel_execution::MegakernelDeviceCapabilities;
 
-/// Which backend implementation drives a device.
-#[derive(Clone, Copy, Debug, Eq, PartialEq, Hash, PartialOrd, Ord)]
-pub enum BackendKind {
-    /// Multi-threaded CPU.
-    Cpu,
-    /// wgpu (WGSL kernels) over Vulkan, Metal, DX12 or lavapipe.
-    Wgpu,
-    /// CUDA (NVRTC-compiled kernels, cooperative launch).
-    Cuda,
-}
-
-impl BackendKind {
-    /// Every backend, best first: the order `auto` tries them in.
-    pub const PREFERENCE: [Self; 3] = [Self::Cuda, Self::Wgpu, Self::Cpu];
-
-    /// The lower-case name used on command lines and in reports.
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Cpu => "cpu",
-            Self::Wgpu => "wgpu",
-            Self::Cuda => "cuda",
-        }
-    }
-}
-
-impl fmt::Display for BackendKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+/// Longest any backend waits on its device for one command, upload or
+/// readback before it gives up with an error: a stuck kernel becomes a typed
+/// error, never a process that does not return.
+pub const DEVICE_WAIT_LIMIT: Duration = Duration::from_secs(300);
 
 /// Everything the engine needs to know about a device to plan waves on it.
 ///
 /// Backends fill this from the device itself (adapter limits, occupancy
 /// queries, free memory, a launch-overhead calibration); nothing here is a
-/// guess.
+/// guess. It names the device, never the backend: which backends exist is the
+/// facade's business.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DeviceCapabilities {
-    /// Which backend drives the device.
-    pub backend: BackendKind,
     /// Human-readable device name (adapter name, GPU model, CPU threads).
     pub device_name: String,
     /// Whether every resident workgroup can synchronize inside one launch,
     /// which a `FusedWave` needs.
     pub megakernel: MegakernelDeviceCapabilities,
+    /// In words, how the device-wide barrier was established, or why the
+    /// device has none (shown by `--trace` and in refusals of `FusedWave`).
+    pub barrier_reason: String,
     /// Largest workgroup width in x.
     pub max_workgroup_size_x: u32,
     /// Largest number of workgroups in one dispatch dimension.
@@ -58,6 +33,12 @@ pub struct DeviceCapabilities {
     pub max_compute_invocations_per_workgroup: u32,
     /// Lanes per subgroup (warp); 1 on the CPU.
     pub subgroup_size: u32,
+    /// Invocations the whole device keeps running at once (for example
+    /// streaming multiprocessors x resident threads per multiprocessor); 0
+    /// when the device does not say. The engine never sizes a per-wave
+    /// launch wider than this: more workgroups add per-workgroup cost and
+    /// no parallelism.
+    pub resident_lanes: u32,
     /// How many workgroups of the persistent (fused) kernel, at the width it
     /// is compiled for, can be resident at once. 0 when the device has no
     /// device-wide barrier.
@@ -94,5 +75,14 @@ impl DeviceCapabilities {
         let by_binding =
             (self.max_binding_bytes / 4).saturating_mul(u64::from(self.max_edge_segments));
         by_index.min(by_binding)
+    }
+
+    /// Whether the device can run a `FusedWave`: a device-wide barrier and
+    /// at least one resident workgroup of a known width.
+    #[must_use]
+    pub fn can_fuse(&self) -> bool {
+        self.megakernel.supports_device_wide_barrier
+            && self.resident_workgroups > 0
+            && self.resident_workgroup_size > 0
     }
 }

@@ -4,15 +4,18 @@ use std::sync::Arc;
 
 use vyre_graph::Graph;
 
-use super::{BackendError, DeviceCapabilities, DeviceLayout, WaveCommand, WaveReport};
+use super::{
+    BackendError, CheckedCommand, DeviceCapabilities, DeviceLayout, SearchSources, WaveReport,
+};
 
 /// One device, driven by the wave engine.
 ///
 /// Call order: [`Backend::upload`] once per graph, then for each search
 /// [`Backend::begin_search`], [`Backend::run_wave`] until a report shows an
 /// empty frontier, and [`Backend::read_depths`] / [`Backend::read_parents`].
-/// A backend decides nothing: topology, grid, chain length and band all come
-/// in the [`WaveCommand`].
+/// A backend decides nothing: topology, every grid, chain length, band and
+/// the buffer holding the frontier all come in the command, checked once by
+/// [`super::WaveCommand::check`]; sources come checked as [`SearchSources`].
 pub trait Backend: Send {
     /// What the device can do (measured when the backend was opened).
     fn capabilities(&self) -> &DeviceCapabilities;
@@ -31,23 +34,23 @@ pub trait Backend: Send {
     /// Bytes of device (and staging) memory the backend holds right now.
     fn allocated_bytes(&self) -> u64;
 
-    /// Start a search from `sources` (distinct, in range, checked by the
-    /// engine): every vertex unreached, then each source at depth 0 with
-    /// itself as parent, and the queue holding the sources.
+    /// Start a search from `sources`: every vertex unreached, then each
+    /// source at depth 0 with itself as parent, and queue 0 holding the
+    /// sources (the position [`super::SearchPosition::start`] describes).
     ///
     /// # Errors
     ///
     /// [`BackendError`] when nothing is uploaded or the device fails.
-    fn begin_search(&mut self, sources: &[u32]) -> Result<(), BackendError>;
+    fn begin_search(&mut self, sources: &SearchSources) -> Result<(), BackendError>;
 
-    /// Run one command and report what it measured.
+    /// Run one checked command and report what it measured: one record per
+    /// level run, at least one.
     ///
     /// # Errors
     ///
-    /// [`BackendError`] when the command cannot run on this device (for
-    /// example `FusedWave` without a device-wide barrier, or a grid larger
-    /// than can be resident) or the device fails.
-    fn run_wave(&mut self, command: &WaveCommand) -> Result<WaveReport, BackendError>;
+    /// [`BackendError`] when nothing is uploaded or the device fails (or
+    /// does not finish within [`super::DEVICE_WAIT_LIMIT`]).
+    fn run_wave(&mut self, command: &CheckedCommand) -> Result<WaveReport, BackendError>;
 
     /// Copy the depth of every vertex into `out` (`u32::MAX` = unreached).
     ///

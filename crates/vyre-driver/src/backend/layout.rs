@@ -44,10 +44,12 @@ impl EdgeSegments {
             return Err(BackendError::with_kind(
                 BackendErrorKind::OutOfMemory,
                 format!(
-                    "the graph has {edge_count} edges but {} ({}) addresses at most {}. Fix: use the cuda backend (64-bit offsets, no binding limit) or a smaller graph.",
+                    "the graph has {edge_count} edges but {} addresses at most {} ({}-byte row offsets, {} bindings of {} bytes). Fix: use a device with 64-bit row offsets and no binding limit, or a smaller graph.",
                     caps.device_name,
-                    caps.backend,
-                    caps.max_edges()
+                    caps.max_edges(),
+                    caps.offset_bytes,
+                    caps.max_edge_segments,
+                    caps.max_binding_bytes
                 ),
             ));
         }
@@ -257,18 +259,18 @@ mod tests {
     use vyre_graph::build::{BuildOptions, build_graph};
 
     use super::*;
-    use crate::backend::BackendKind;
     use crate::megakernel_execution::MegakernelDeviceCapabilities;
 
     fn caps(offset_bytes: u32, max_binding_bytes: u64) -> DeviceCapabilities {
         DeviceCapabilities {
-            backend: BackendKind::Wgpu,
             device_name: "test".into(),
             megakernel: MegakernelDeviceCapabilities::FUSION_INCAPABLE,
+            barrier_reason: "none in tests".into(),
             max_workgroup_size_x: 256,
             max_compute_workgroups_per_dimension: 65_535,
             max_compute_invocations_per_workgroup: 256,
             subgroup_size: 32,
+            resident_lanes: 0,
             resident_workgroups: 0,
             resident_workgroup_size: 0,
             memory_budget_bytes: 1 << 30,

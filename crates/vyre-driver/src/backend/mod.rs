@@ -3,23 +3,28 @@
 //! A backend owns one device. The engine asks it for its
 //! [`DeviceCapabilities`], computes a [`DeviceLayout`] from them, has the
 //! backend upload a graph into exactly that layout, and then runs searches
-//! through [`WaveCommand`]s. Every decision (topology, grid, chain length,
-//! fused band) is in the command; the backend executes it and reports what it
-//! measured in a [`WaveReport`].
+//! through [`WaveCommand`]s that [`WaveCommand::check`] accepted. Every
+//! decision (topology, every grid, chain length, fused band, where the
+//! frontier lives) is in the command; the backend executes it and reports
+//! what it measured in a [`WaveReport`].
 
 mod capabilities;
+mod check;
 mod contract;
 mod error;
 mod layout;
+mod position;
 mod wave;
 
-pub use capabilities::{BackendKind, DeviceCapabilities};
+pub use capabilities::{DEVICE_WAIT_LIMIT, DeviceCapabilities};
+pub use check::CheckedCommand;
 pub use contract::Backend;
 pub use error::{BackendError, BackendErrorKind};
 pub use layout::{
     CONTROL_BYTES, DeviceLayout, EdgeSegments, LEVEL_RECORD_BYTES, LayoutBytes, WORK_PIECE_EDGES,
 };
+pub use position::{SearchPosition, SearchSources, SourceError};
 pub use wave::{
-    EDGES_PER_LANE, FrontierForm, LaunchShape, LevelRecord, WARP_LANES, WaveCommand, WaveReport,
-    edge_balanced_slots, frontier_form_of, slots_for,
+    EDGES_PER_LANE, FrontierForm, LaunchShape, LevelRecord, LevelSizing, WARP_LANES, WaveCommand,
+    WaveReport, edge_balanced_slots, frontier_form_of, is_edge_balanced, slots_for,
 };

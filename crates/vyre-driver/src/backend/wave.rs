@@ -1,6 +1,7 @@
 //! One unit of work handed to a backend ([`WaveCommand`]) and what it
 //! measured while doing it ([`WaveReport`]).
 
+use super::SearchPosition;
 use crate::megakernel_execution::MegakernelExecutionTopology;
 
 /// Lanes that cooperate on one frontier vertex in `WarpSparseFrontier`
@@ -30,18 +31,31 @@ pub fn frontier_form_of(topology: MegakernelExecutionTopology) -> FrontierForm {
 }
 
 /// Edges one lane of an edge-balanced launch (`SparseFrontier`,
-/// `HybridFrontier`) is sized to expand.
-pub const EDGES_PER_LANE: u64 = 4;
+/// `HybridFrontier`) is sized to expand: the one such constant in vyre. The
+/// engine sizes first levels with it and puts it in every command
+/// ([`LevelSizing::edges_per_lane`]) for the kernels that size later levels
+/// on the device.
+pub const EDGES_PER_LANE: u32 = 4;
+
+/// Whether `topology`'s kernels share the frontier's edges evenly over their
+/// lanes, and so are sized by edges as well as by vertices.
+#[must_use]
+pub fn is_edge_balanced(topology: MegakernelExecutionTopology) -> bool {
+    matches!(
+        topology,
+        MegakernelExecutionTopology::SparseFrontier | MegakernelExecutionTopology::HybridFrontier
+    )
+}
 
 /// Lanes an edge-balanced launch needs for a frontier with `frontier_edges`
 /// out-edges (saturating at `u32::MAX`; at least 1).
 #[must_use]
 pub fn edge_balanced_slots(frontier_edges: u64) -> u32 {
-    u32::try_from(frontier_edges.div_ceil(EDGES_PER_LANE).max(1)).unwrap_or(u32::MAX)
+    u32::try_from(frontier_edges.div_ceil(u64::from(EDGES_PER_LANE)).max(1)).unwrap_or(u32::MAX)
 }
 
-/// Work items ("slots") one wave of `topology` has, the unit the grid is
-/// sized in:
+/// Work items ("slots") one wave of `topology` has by its vertices, the
+/// unit the grid is sized in:
 /// - `WarpSparseFrontier`: [`WARP_LANES`] per frontier vertex;
 /// - `SparseFrontier`, `HybridFrontier`, `FusedWave`: one per frontier vertex;
 /// - `DenseFrontier`: one per vertex of the graph;
@@ -65,21 +79,65 @@ pub fn slots_for(
     }
 }
 
-/// The launch the engine sized for a wave.
+/// The engine's rule for a level whose frontier only the device knows (a
+/// later level of a chain). A backend that sizes such levels on the device
+/// (indirect dispatch) applies [`LevelSizing::workgroups`] in its kernel
+/// from these two parameters, which it receives in the command; a backend
+/// that cannot launches [`LevelSizing::max_workgroups`] and its kernels
+/// stride over the frontier. Either way no backend invents a grid.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+pub struct LevelSizing {
+    /// Edges one lane expands ([`EDGES_PER_LANE`] for edge-balanced
+    /// topologies, 0 when the topology is sized by vertices alone).
+    pub edges_per_lane: u32,
+    /// Most workgroups such a level uses (at least 1): what the largest
+    /// frontier could use, never more than the device holds at once.
+    pub max_workgroups: u32,
+}
+
+impl LevelSizing {
+    /// Workgroups of width `width` for a level of `topology` whose frontier
+    /// has `vertices` vertices with `edges` out-edges, on a graph of
+    /// `graph_vertices`: enough lanes for every slot ([`slots_for`]) and,
+    /// when edge-balanced, for `edges / edges_per_lane`; between 1 and
+    /// `max_workgroups`.
+    #[must_use]
+    pub fn workgroups(
+        &self,
+        topology: MegakernelExecutionTopology,
+        width: u32,
+        vertices: u32,
+        edges: u64,
+        graph_vertices: u32,
+    ) -> u32 {
+        let by_vertices = u64::from(slots_for(topology, vertices, graph_vertices));
+        let by_edges = match self.edges_per_lane {
+            0 => 0,
+            per_lane => edges.div_ceil(u64::from(per_lane)),
+        };
+        let groups = by_vertices.max(by_edges).div_ceil(u64::from(width.max(1)));
+        u32::try_from(groups)
+            .unwrap_or(u32::MAX)
+            .clamp(1, self.max_workgroups.max(1))
+    }
+}
+
+/// The launch the engine sized for a command.
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
 pub struct LaunchShape {
     /// Threads per workgroup (a power of two within the device limits).
     pub workgroup_size_x: u32,
-    /// Workgroups in x, y, z.
+    /// Workgroups in x, y, z of the first level (of every level of a fused
+    /// launch).
     pub dispatch_grid: [u32; 3],
     /// Slots each lane processes (the kernel strides by the total lane count).
     pub slots_per_lane: u32,
-    /// Most workgroups a level sized on the device (a chained level) may use.
-    pub max_workgroups: u32,
+    /// How every later level of a chain is sized, at the same width.
+    pub later: LevelSizing,
 }
 
 impl LaunchShape {
-    /// Total workgroups of the launch.
+    /// Total workgroups of the first level.
     #[must_use]
     pub fn workgroups(&self) -> u64 {
         self.dispatch_grid.iter().map(|&d| u64::from(d)).product()
@@ -88,23 +146,21 @@ impl LaunchShape {
 
 /// One command: run one level, or several levels in a chain (per-level
 /// dispatches in one submission) or in one fused persistent launch.
+///
+/// A backend receives it only as a [`super::CheckedCommand`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WaveCommand {
     /// Topology to run every level of this command with.
     pub topology: MegakernelExecutionTopology,
-    /// Form the current frontier is held in. When it differs from
+    /// Where the search stands: depth, frontier size, and which buffer of
+    /// which form holds the frontier. When the form differs from
     /// [`frontier_form_of`]`(topology)` the backend converts it first.
-    pub frontier: FrontierForm,
-    /// Depth of the vertices in the current frontier.
-    pub level: u32,
-    /// Vertices in the current frontier.
-    pub frontier_len: u32,
+    pub position: SearchPosition,
     /// Levels this command may run before it returns (1 = one wave). More
     /// than one is a chain, or for `FusedWave` a persistent launch.
     pub max_levels: u32,
-    /// Launch of the first level. Later levels of a chain are sized on the
-    /// device with the same width, `ceil(slots / width)` workgroups capped at
-    /// [`LaunchShape::max_workgroups`]; a fused launch keeps its grid.
+    /// Every grid of the command: its first level's and the rule for the
+    /// later levels of a chain; a fused launch keeps its grid.
     pub launch: LaunchShape,
     /// A multi-level command always runs its first level; it stops before
     /// running a later level whose frontier has more out-edges than this (the
@@ -144,4 +200,60 @@ pub struct WaveReport {
     pub device_ns: Option<u64>,
     /// Bytes read back from the device for this report.
     pub readback_bytes: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use MegakernelExecutionTopology as T;
+
+    #[test]
+    fn later_levels_get_lanes_for_their_slots_and_their_edges_within_the_cap() {
+        let balanced = LevelSizing {
+            edges_per_lane: EDGES_PER_LANE,
+            max_workgroups: 100,
+        };
+        // 10 vertices, 160,000 edges: 40,000 lanes of 4 edges = 157 groups
+        // of 256, capped at 100.
+        assert_eq!(
+            balanced.workgroups(T::SparseFrontier, 256, 10, 160_000, 1 << 20),
+            100
+        );
+        // 3000 edges: 750 lanes, 3 groups.
+        assert_eq!(
+            balanced.workgroups(T::HybridFrontier, 256, 10, 3000, 1 << 20),
+            3
+        );
+        // More vertices than edge lanes: one slot each.
+        assert_eq!(
+            balanced.workgroups(T::SparseFrontier, 256, 1000, 8, 1 << 20),
+            4
+        );
+        let by_vertices = LevelSizing {
+            edges_per_lane: 0,
+            max_workgroups: 1 << 20,
+        };
+        // 32 lanes per warp-sparse vertex, edges ignored.
+        assert_eq!(
+            by_vertices.workgroups(T::WarpSparseFrontier, 256, 80, u64::MAX, 1 << 20),
+            10
+        );
+        // Dense: every vertex of the graph, whatever the frontier.
+        assert_eq!(by_vertices.workgroups(T::DenseFrontier, 256, 1, 0, 1000), 4);
+        // Never 0, even for an empty level or a zero cap.
+        assert_eq!(by_vertices.workgroups(T::SparseFrontier, 256, 0, 0, 10), 1);
+        let zero_cap = LevelSizing {
+            edges_per_lane: 4,
+            max_workgroups: 0,
+        };
+        assert_eq!(zero_cap.workgroups(T::SparseFrontier, 256, 9, 9, 10), 1);
+    }
+
+    #[test]
+    fn edge_balanced_slots_saturate() {
+        assert_eq!(edge_balanced_slots(0), 1);
+        assert_eq!(edge_balanced_slots(9), 3);
+        assert_eq!(edge_balanced_slots(u64::MAX), u32::MAX);
+        assert!(is_edge_balanced(T::HybridFrontier) && !is_edge_balanced(T::DenseFrontier));
+    }
 }

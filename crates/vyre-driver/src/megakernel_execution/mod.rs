@@ -32,7 +32,7 @@ mod numeric;
 mod planner;
 mod selection;
 mod stability;
-mod thresholds;
+pub mod thresholds;
 mod types;
 
 pub use decision::MegakernelTopologyDecision;
