@@ -16,7 +16,7 @@ use vyre_driver::megakernel_execution::{
 use vyre_runtime::megakernel::planner::{
     ResidentGridLimits, ResidentGridPlan, ResidentGridRequest,
 };
-use vyre_runtime::wave_planner::StableWavePlanner;
+use vyre_runtime::plan::topology::TopologyPlanner;
 
 /// A Graph500 scale-22 graph (4 Mi vertices, 64 Mi edges) on a 16 GiB budget,
 /// mid-search: a hybrid-band frontier with real launch pressure.
@@ -93,7 +93,7 @@ fn policy(c: &mut Criterion) {
             )
         });
     });
-    let mut planner = StableWavePlanner::new();
+    let mut planner = TopologyPlanner::new();
     group.bench_function("stable_wave_planner_warm", |b| {
         b.iter(|| planner.plan_execution(black_box(r)));
     });

@@ -6,17 +6,24 @@ use vyre_driver::backend::DeviceCapabilities;
 use vyre_graph::Graph;
 use vyre_runtime::{Engine, SearchRequest, SearchResult, TopologyChoice};
 
-use crate::{Topology, VyreError};
+use crate::{BackendKind, Topology, VyreError};
 
 /// A device ready to run searches. Load a graph once, then search it as often
-/// as needed; the graph stays resident on the device.
+/// as needed; the graph stays on the device.
 pub struct Device {
+    kind: BackendKind,
     engine: Engine,
 }
 
 impl Device {
-    pub(crate) fn new(engine: Engine) -> Self {
-        Self { engine }
+    pub(crate) fn new(kind: BackendKind, engine: Engine) -> Self {
+        Self { kind, engine }
+    }
+
+    /// Which backend drives the device.
+    #[must_use]
+    pub fn backend(&self) -> BackendKind {
+        self.kind
     }
 
     /// What the device can do.
@@ -32,7 +39,9 @@ impl Device {
     /// [`VyreError::Engine`] when the graph does not fit the device (checked
     /// before anything is allocated) or the upload fails.
     pub fn load(&mut self, graph: impl Into<Arc<Graph>>) -> Result<(), VyreError> {
-        Ok(self.engine.load(graph.into())?)
+        self.engine
+            .load(graph.into())
+            .map_err(|error| VyreError::on_backend(self.kind, error))
     }
 
     /// BFS from one source, every wave planned by the policy.

@@ -2,8 +2,10 @@
 
 use std::fmt;
 
-use vyre_driver::backend::{BackendError, BackendKind};
+use vyre_driver::backend::{BackendError, BackendErrorKind};
 use vyre_runtime::EngineError;
+
+use crate::BackendKind;
 
 /// Why opening a device or running a search failed. Every message ends with
 /// `Fix: ...`.
@@ -17,6 +19,31 @@ pub enum VyreError {
     Backend(BackendError),
     /// Loading or searching failed.
     Engine(EngineError),
+    /// The graph does not fit the device of `backend`; other backends of
+    /// this build might take it.
+    DoesNotFit {
+        /// The backend that refused.
+        backend: BackendKind,
+        /// Its reason.
+        error: EngineError,
+    },
+}
+
+impl VyreError {
+    /// `error` from a device of `backend`: a graph that does not fit gets
+    /// a hint naming the other backends compiled in.
+    pub(crate) fn on_backend(backend: BackendKind, error: EngineError) -> Self {
+        let does_not_fit = match &error {
+            EngineError::Memory(_) => true,
+            EngineError::Backend(e) => e.kind() == BackendErrorKind::OutOfMemory,
+            _ => false,
+        };
+        if does_not_fit {
+            Self::DoesNotFit { backend, error }
+        } else {
+            Self::Engine(error)
+        }
+    }
 }
 
 impl fmt::Display for VyreError {
@@ -40,6 +67,22 @@ impl fmt::Display for VyreError {
             ),
             Self::Backend(e) => write!(f, "{e}"),
             Self::Engine(e) => write!(f, "{e}"),
+            Self::DoesNotFit { backend, error } => {
+                write!(f, "{error}")?;
+                let others: Vec<_> = crate::available_backends()
+                    .into_iter()
+                    .filter(|k| k != backend)
+                    .map(BackendKind::name)
+                    .collect();
+                if !others.is_empty() {
+                    write!(
+                        f,
+                        " Or open another backend of this build ({}): it plans against its own device.",
+                        others.join(", ")
+                    )?;
+                }
+                Ok(())
+            }
         }
     }
 }

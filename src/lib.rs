@@ -19,6 +19,7 @@
 //! or the CPU, each a cargo feature that is on by default.
 #![forbid(unsafe_code)]
 
+mod backend_kind;
 pub mod conformance;
 mod device;
 mod error;
@@ -26,13 +27,14 @@ pub mod measure;
 mod names;
 mod open;
 
+pub use backend_kind::BackendKind;
 pub use device::Device;
 pub use error::VyreError;
 pub use names::{parse_topology, topology_name, topology_sequence};
 pub use open::{BackendChoice, OpenRequest, available_backends, open};
 
 pub use vyre_driver as driver;
-pub use vyre_driver::backend::{BackendKind, DeviceCapabilities};
+pub use vyre_driver::backend::DeviceCapabilities;
 pub use vyre_driver::megakernel_execution::MegakernelExecutionTopology as Topology;
 pub use vyre_graph as graph;
 pub use vyre_runtime as runtime;

@@ -3,10 +3,10 @@
 use std::fmt;
 use std::str::FromStr;
 
-use vyre_driver::backend::{Backend, BackendError, BackendKind};
+use vyre_driver::backend::{Backend, BackendError};
 use vyre_runtime::Engine;
 
-use crate::{Device, VyreError};
+use crate::{BackendKind, Device, VyreError};
 
 /// Which backend to open.
 #[derive(Clone, Copy, Debug, Default, Eq, PartialEq)]
@@ -23,15 +23,16 @@ impl FromStr for BackendChoice {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "auto" => Ok(Self::Auto),
-            "cpu" => Ok(Self::Only(BackendKind::Cpu)),
-            "wgpu" => Ok(Self::Only(BackendKind::Wgpu)),
-            "cuda" => Ok(Self::Only(BackendKind::Cuda)),
-            other => Err(format!(
-                "unknown backend '{other}'. Fix: use one of auto, cpu, wgpu, cuda."
-            )),
+        if s == "auto" {
+            return Ok(Self::Auto);
         }
+        BackendKind::from_name(s).map(Self::Only).ok_or_else(|| {
+            let names: Vec<_> = BackendKind::PREFERENCE.map(BackendKind::name).to_vec();
+            format!(
+                "unknown backend '{s}'. Fix: use auto or one of {}.",
+                names.join(", ")
+            )
+        })
     }
 }
 
@@ -71,16 +72,8 @@ impl OpenRequest {
 pub fn available_backends() -> Vec<BackendKind> {
     BackendKind::PREFERENCE
         .into_iter()
-        .filter(|&k| compiled(k))
+        .filter(|&k| k.compiled())
         .collect()
-}
-
-fn compiled(kind: BackendKind) -> bool {
-    match kind {
-        BackendKind::Cpu => cfg!(feature = "cpu"),
-        BackendKind::Wgpu => cfg!(feature = "wgpu"),
-        BackendKind::Cuda => cfg!(feature = "cuda"),
-    }
 }
 
 /// Open a device.
@@ -92,12 +85,13 @@ fn compiled(kind: BackendKind) -> bool {
 /// [`VyreError::NoBackend`] (with each backend's reason) when `auto` finds
 /// none.
 pub fn open(request: &OpenRequest) -> Result<Device, VyreError> {
-    let backend = match request.backend {
+    let (kind, backend) = match request.backend {
         BackendChoice::Only(kind) => {
-            if !compiled(kind) {
+            if !kind.compiled() {
                 return Err(VyreError::NotCompiled(kind));
             }
-            open_backend(kind, request, true).map_err(VyreError::Backend)?
+            let backend = open_backend(kind, request, true).map_err(VyreError::Backend)?;
+            (kind, backend)
         }
         BackendChoice::Auto => {
             let mut tried = Vec::new();
@@ -105,7 +99,7 @@ pub fn open(request: &OpenRequest) -> Result<Device, VyreError> {
             for kind in available_backends() {
                 match open_backend(kind, request, false) {
                     Ok(backend) => {
-                        opened = Some(backend);
+                        opened = Some((kind, backend));
                         break;
                     }
                     Err(why) => tried.push((kind, why)),
@@ -116,7 +110,7 @@ pub fn open(request: &OpenRequest) -> Result<Device, VyreError> {
     };
     let mut engine = Engine::new(backend);
     engine.set_memory_budget(request.memory_budget_bytes);
-    Ok(Device::new(engine))
+    Ok(Device::new(kind, engine))
 }
 
 fn open_backend(

@@ -36,10 +36,22 @@ fn over_budget_is_refused_before_anything_is_allocated() {
         .load(Arc::new(grid_2d(100, 100).unwrap()))
         .unwrap_err();
     assert!(
-        matches!(err, VyreError::Engine(EngineError::Memory(_))),
+        matches!(
+            err,
+            VyreError::DoesNotFit {
+                backend: BackendKind::Cpu,
+                error: EngineError::Memory(_)
+            }
+        ),
         "{err:?}"
     );
-    assert!(err.to_string().contains("Fix:"), "{err}");
+    let message = err.to_string();
+    assert!(message.contains("Fix:"), "{message}");
+    // The facade names the other backends of this build, and only those.
+    for kind in vyre::available_backends() {
+        let named = message.contains(&format!("{kind},")) || message.contains(&format!("{kind})"));
+        assert_eq!(named, kind != BackendKind::Cpu, "{kind}: {message}");
+    }
     assert_eq!(device.engine().allocated_bytes(), 0);
     assert!(device.engine().memory_plan().is_none());
 }
@@ -169,7 +181,7 @@ fn chained_levels_give_the_same_depths() {
         match chaining {
             ChainMode::Off => assert_eq!(longest, 1),
             ChainMode::Levels(n) => assert_eq!(longest, n),
-            ChainMode::Auto => assert!(longest <= vyre::runtime::engine::chain::MAX_CHAIN_LEVELS),
+            ChainMode::Auto => assert!(longest <= vyre::runtime::plan::chain::MAX_CHAIN_LEVELS),
         }
     }
 }

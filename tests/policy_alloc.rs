@@ -14,7 +14,7 @@ use vyre_driver::megakernel_execution::{
 use vyre_runtime::megakernel::planner::{
     ResidentGridLimits, ResidentGridPlan, ResidentGridRequest,
 };
-use vyre_runtime::wave_planner::StableWavePlanner;
+use vyre_runtime::plan::topology::TopologyPlanner;
 
 thread_local! {
     // Per thread, so that tests running in parallel do not count each
@@ -154,7 +154,7 @@ fn decision_path_does_not_allocate() {
 #[test]
 fn stable_decision_path_does_not_allocate_once_warm() {
     let requests = requests();
-    let mut planner = StableWavePlanner::new();
+    let mut planner = TopologyPlanner::new();
     // Warm-up: fill the memory-plan cache for the first byte layout.
     for r in &requests {
         let _ = planner.plan_execution(*r);

@@ -69,6 +69,7 @@ fn run(args: &Args) -> Result<bool, String> {
     }
     let context = output::Context {
         device: device.capabilities(),
+        backend: device.backend(),
         graph: &graph,
         graph_name: &args.graph,
         load_time,

@@ -6,11 +6,12 @@ use std::time::Duration;
 
 use vyre::graph::{Graph, UNREACHED};
 use vyre::measure::Measurement;
-use vyre::{DeviceCapabilities, topology_name, topology_sequence};
+use vyre::{BackendKind, DeviceCapabilities, topology_name, topology_sequence};
 
 /// What the report says besides the measurements.
 pub struct Context<'a> {
     pub device: &'a DeviceCapabilities,
+    pub backend: BackendKind,
     pub graph: &'a Graph,
     pub graph_name: &'a str,
     pub load_time: Duration,
@@ -29,7 +30,7 @@ fn verdict(run: &vyre::measure::SourceRun) -> &str {
 /// The human-readable report.
 pub fn print_human(ctx: &Context<'_>, m: &Measurement, trace: bool) {
     let d = ctx.device;
-    println!("device   {} ({})", d.device_name, d.backend);
+    println!("device   {} ({})", d.device_name, ctx.backend);
     println!(
         "graph    {}: {} vertices, {} stored edges ({}), built/loaded in {:.2?}, uploaded in {:.2?}",
         ctx.graph_name,
@@ -142,7 +143,7 @@ pub fn json(ctx: &Context<'_>, m: &Measurement) -> String {
         .collect();
     serde_json::json!({
         "device": ctx.device.device_name,
-        "backend": ctx.device.backend.name(),
+        "backend": ctx.backend.name(),
         "graph": ctx.graph_name,
         "vertices": ctx.graph.vertex_count(),
         "stored_edges": ctx.graph.edge_count(),

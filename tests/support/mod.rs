@@ -20,7 +20,13 @@ pub fn open_or_skip(kind: BackendKind) -> Option<Device> {
             panic!("{kind} is required here (VYRE_REQUIRE_BACKENDS) but did not open: {e}")
         }
         Err(e) => {
-            eprintln!("skipped: {kind} backend unavailable: {e}");
+            // Straight to stderr, past the test harness's capture, so the
+            // skip is visible and `cargo xtask test` counts it.
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
+                "skipped: {kind} backend unavailable: {e}"
+            );
             None
         }
     }

@@ -7,6 +7,8 @@ use std::time::Instant;
 use vyre::conformance::{CaseOutcome, CorpusSize, Verdict, check_case, corpus, modes};
 use vyre::{BackendChoice, BackendKind, OpenRequest, available_backends};
 
+use crate::tally::Tally;
+
 /// Flags of `xtask conformance`.
 #[derive(clap::Args, Default)]
 pub struct Args {
@@ -30,7 +32,10 @@ fn required_backends() -> Vec<String> {
         .collect()
 }
 
-pub fn run(args: &Args) -> Result<(), String> {
+/// Run the suite; every case (backend x graph x mode) counts once in the
+/// tally: skipped when its backend is absent or the device cannot run the
+/// topology.
+pub fn run(args: &Args) -> Result<Tally, String> {
     let size = match args.corpus.as_str() {
         "" | "standard" => CorpusSize::Standard,
         "small" => CorpusSize::Small,
@@ -62,17 +67,19 @@ pub fn run(args: &Args) -> Result<(), String> {
         cases.len(),
         started.elapsed()
     );
-    let mut failures = 0usize;
+    let mut tally = Tally::default();
+    let per_backend = (cases.len() * modes().len()) as u64;
     for kind in kinds {
         let mut device = match vyre::open(&OpenRequest::new(BackendChoice::Only(kind))) {
             Ok(device) => device,
             Err(e) if required.iter().any(|r| r == kind.name()) || !args.backends.is_empty() => {
                 println!("{kind}: FAILED to open: {e}");
-                failures += 1;
+                tally.failed += per_backend;
                 continue;
             }
             Err(e) => {
                 println!("{kind}: skipped: {e}");
+                tally.skipped += per_backend;
                 continue;
             }
         };
@@ -81,7 +88,7 @@ pub fn run(args: &Args) -> Result<(), String> {
         for case in &cases {
             if let Err(e) = device.load(Arc::clone(&case.graph)) {
                 println!("{:<28} load FAILED: {e}", case.name);
-                failures += 1;
+                tally.failed += modes().len() as u64;
                 continue;
             }
             for mode in modes() {
@@ -90,15 +97,14 @@ pub fn run(args: &Args) -> Result<(), String> {
                 }
             }
         }
-        failures += print_table(&rows);
+        tally = tally.add(print_table(&rows));
     }
     println!("\nconformance finished in {:.1?}", started.elapsed());
-    if failures == 0 {
-        println!("conformance: PASS");
-        Ok(())
-    } else {
-        Err(format!("conformance: {failures} failure(s)"))
-    }
+    println!(
+        "conformance: {}",
+        if tally.failed == 0 { "PASS" } else { "FAIL" }
+    );
+    Ok(tally)
 }
 
 fn cell(outcomes: &[&CaseOutcome]) -> &'static str {
@@ -114,8 +120,9 @@ fn cell(outcomes: &[&CaseOutcome]) -> &'static str {
     }
 }
 
-/// Prints one row per case, one column per mode; returns the failure count.
-fn print_table(rows: &BTreeMap<String, Vec<CaseOutcome>>) -> usize {
+/// Prints one row per case, one column per mode; returns the tally of its
+/// cells.
+fn print_table(rows: &BTreeMap<String, Vec<CaseOutcome>>) -> Tally {
     let mode_names: Vec<String> = modes()
         .into_iter()
         .map(|m| match m {
@@ -128,18 +135,23 @@ fn print_table(rows: &BTreeMap<String, Vec<CaseOutcome>>) -> usize {
         print!(" {name:>11}");
     }
     println!();
-    let mut failures = 0;
+    let mut tally = Tally::default();
     for (case, outcomes) in rows {
         print!("{case:<28}");
         for name in &mode_names {
             let of_mode: Vec<&CaseOutcome> = outcomes.iter().filter(|o| &o.mode == name).collect();
-            print!(" {:>11}", cell(&of_mode));
+            let cell = cell(&of_mode);
+            match cell {
+                "FAIL" => tally.failed += 1,
+                "n/a" => tally.skipped += 1,
+                _ => tally.passed += 1,
+            }
+            print!(" {cell:>11}");
         }
         println!();
         for o in outcomes.iter().filter(|o| o.verdict.is_failure()) {
-            failures += 1;
             println!("    {} sources {:?}: {:?}", o.mode, o.sources, o.verdict);
         }
     }
-    failures
+    tally
 }

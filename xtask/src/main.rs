@@ -1,7 +1,10 @@
 //! `cargo xtask`: project automation.
 //!
-//! - `test`: every unit and integration test, then the conformance suite for
-//!   every backend present (the README's test command);
+//! - `test`: the architecture checks (`tidy`), every unit and integration
+//!   test, then the conformance suite for every backend present (the
+//!   README's test command); its last line is `N passed, N failed[, N
+//!   skipped]` over all of them;
+//! - `tidy`: the architecture's invariants (docs/ARCHITECTURE.md);
 //! - `ci`: format check, clippy with `-D warnings`, then `test`;
 //! - `conformance`: backends × topologies × graph corpus against the reference;
 //! - `bench`: the GPU benchmark matrix (run on the H200);
@@ -11,6 +14,8 @@ mod bench;
 mod conformance;
 mod ptx;
 mod shell;
+mod tally;
+mod tidy;
 
 use std::process::ExitCode;
 
@@ -25,8 +30,11 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run every test, then the conformance suite on every backend present.
+    /// Run the architecture checks, every test, then the conformance suite on
+    /// every backend present; end with one summary line.
     Test,
+    /// Check the architecture's invariants over the source tree.
+    Tidy,
     /// Format check, clippy -D warnings, then `test`.
     Ci,
     /// Compare every backend x topology with the reference BFS.
@@ -41,6 +49,14 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Test => test(),
+        Command::Tidy => tidy::run().and_then(|tally| {
+            println!("{tally}");
+            if tally.failed == 0 {
+                Ok(())
+            } else {
+                Err("the architecture's invariants are broken".into())
+            }
+        }),
         Command::Ci => shell::cargo(&["fmt", "--all", "--check"])
             .and_then(|()| {
                 shell::cargo(&[
@@ -53,7 +69,14 @@ fn main() -> ExitCode {
                 ])
             })
             .and_then(|()| test()),
-        Command::Conformance(args) => conformance::run(&args),
+        Command::Conformance(args) => conformance::run(&args).and_then(|tally| {
+            println!("{tally}");
+            if tally.failed == 0 {
+                Ok(())
+            } else {
+                Err(format!("conformance: {} failure(s)", tally.failed))
+            }
+        }),
         Command::Bench(args) => bench::run(&args),
         Command::Ptx(args) => ptx::run(&args),
     };
@@ -67,6 +90,18 @@ fn main() -> ExitCode {
 }
 
 fn test() -> Result<(), String> {
-    shell::cargo(&["test", "--workspace", "--release"])?;
-    conformance::run(&conformance::Args::default())
+    let tidy = tidy::run()?;
+    let (tests_ok, output) = shell::cargo_output(&["test", "--workspace", "--release"])?;
+    let tests = tally::Tally::of_test_output(&output);
+    // Conformance runs even after a failed test, so the last line counts both.
+    let conformance = conformance::run(&conformance::Args::default())?;
+    let all = tidy.add(tests).add(conformance);
+    println!("\n{all}");
+    if all.failed == 0 && tests_ok {
+        Ok(())
+    } else if all.failed == 0 {
+        Err("`cargo test` failed before it could report results (see above)".into())
+    } else {
+        Err(format!("{} failed", all.failed))
+    }
 }

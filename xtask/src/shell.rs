@@ -1,17 +1,28 @@
 //! Running cargo from xtask.
 
-use std::process::Command;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+/// The workspace root.
+pub fn root() -> Result<PathBuf, String> {
+    Ok(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .ok_or("xtask is not inside the workspace")?
+        .to_path_buf())
+}
+
+fn command(args: &[&str]) -> Result<(Command, String), String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut command = Command::new(&cargo);
+    command.args(args).current_dir(root()?);
+    Ok((command, cargo))
+}
 
 /// Run `cargo <args>` in the workspace root; an error names the command.
 pub fn cargo(args: &[&str]) -> Result<(), String> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .ok_or("xtask is not inside the workspace")?
-        .to_path_buf();
-    let status = Command::new(&cargo)
-        .args(args)
-        .current_dir(root)
+    let (mut command, cargo) = command(args)?;
+    let status = command
         .status()
         .map_err(|e| format!("could not run {cargo}: {e}. Fix: put cargo on PATH."))?;
     if status.success() {
@@ -19,4 +30,35 @@ pub fn cargo(args: &[&str]) -> Result<(), String> {
     } else {
         Err(format!("`cargo {}` failed ({status})", args.join(" ")))
     }
+}
+
+/// Run `cargo <args>`, passing its output through as it comes, and return
+/// everything it printed (stdout and stderr) with whether it succeeded.
+pub fn cargo_output(args: &[&str]) -> Result<(bool, String), String> {
+    let (mut command, cargo) = command(args)?;
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("could not run {cargo}: {e}. Fix: put cargo on PATH."))?;
+    let stderr = child.stderr.take().ok_or("cargo's stderr was not piped")?;
+    let echo_stderr = std::thread::spawn(move || pass_through(stderr, std::io::stderr()));
+    let stdout = child.stdout.take().ok_or("cargo's stdout was not piped")?;
+    let mut output = pass_through(stdout, std::io::stdout());
+    output.push_str(&echo_stderr.join().unwrap_or_default());
+    let status = child
+        .wait()
+        .map_err(|e| format!("waiting for {cargo} failed: {e}"))?;
+    Ok((status.success(), output))
+}
+
+/// Copy `from` to `to` line by line as it arrives, and return it all.
+fn pass_through(from: impl Read, mut to: impl Write) -> String {
+    let mut all = String::new();
+    for line in BufReader::new(from).lines().map_while(Result::ok) {
+        let _ = writeln!(to, "{line}");
+        all.push_str(&line);
+        all.push('\n');
+    }
+    all
 }

@@ -4,10 +4,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use vyre_driver::backend::{
-    Backend, BackendError, BackendErrorKind, DeviceCapabilities, DeviceLayout, FrontierForm,
-    LevelRecord, WaveCommand, WaveReport, frontier_form_of,
+    Backend, BackendError, CheckedCommand, DeviceCapabilities, DeviceLayout, FrontierForm,
+    LevelRecord, SearchSources, WaveReport, frontier_form_of,
 };
-use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
 use vyre_graph::Graph;
 use vyre_graph::bfs::steps::{
     FrontierBitmap, SearchState, StepStats, bitmap_to_queue, bottom_up_step, queue_to_bitmap,
@@ -25,14 +24,15 @@ pub struct CpuOpenRequest {
     pub memory_budget_bytes: Option<u64>,
 }
 
-/// Search state of one uploaded graph.
+/// One uploaded graph and the buffers of its search (the search's position
+/// is the engine's, in every command).
 struct Uploaded {
     graph: Arc<Graph>,
     state: SearchState,
+    /// The frontier queue: one suffices on the host, so both queue buffers
+    /// of the layout are this one.
     queue: Vec<u32>,
     bitmaps: [FrontierBitmap; 2],
-    /// Index of the bitmap holding the current frontier.
-    current: usize,
 }
 
 /// The multi-threaded CPU backend.
@@ -76,22 +76,25 @@ impl CpuBackend {
 }
 
 impl Uploaded {
-    fn convert(&mut self, from: FrontierForm, to: FrontierForm) {
+    /// Move the frontier held in buffer `buffer` of form `from` into buffer
+    /// `buffer` of form `to`.
+    fn convert(&mut self, from: FrontierForm, to: FrontierForm, buffer: usize) {
         match (from, to) {
             (FrontierForm::Queue, FrontierForm::Bitmap) => {
-                let bitmap = &self.bitmaps[self.current];
+                let bitmap = &self.bitmaps[buffer];
                 bitmap.clear();
                 queue_to_bitmap(&self.queue, bitmap);
             }
             (FrontierForm::Bitmap, FrontierForm::Queue) => {
-                self.queue = bitmap_to_queue(&self.bitmaps[self.current]);
+                self.queue = bitmap_to_queue(&self.bitmaps[buffer]);
             }
             _ => {}
         }
     }
 
-    /// One level in `form`; the next frontier replaces the current one.
-    fn step(&mut self, form: FrontierForm, level: u32) -> StepStats {
+    /// One level in `form` reading frontier buffer `from`; the next
+    /// frontier goes to the other buffer.
+    fn step(&mut self, form: FrontierForm, from: usize, level: u32) -> StepStats {
         match form {
             FrontierForm::Queue => {
                 let out = top_down_step(&self.graph, &self.state, &self.queue, level);
@@ -99,26 +102,15 @@ impl Uploaded {
                 out.stats
             }
             FrontierForm::Bitmap => {
-                let next = 1 - self.current;
+                let next = 1 - from;
                 self.bitmaps[next].clear();
-                let stats = bottom_up_step(
+                bottom_up_step(
                     &self.graph,
                     &self.state,
-                    &self.bitmaps[self.current],
+                    &self.bitmaps[from],
                     &self.bitmaps[next],
                     level,
-                );
-                self.current = next;
-                stats
-            }
-        }
-    }
-
-    fn frontier_len(&self, form: FrontierForm) -> u32 {
-        match form {
-            FrontierForm::Queue => self.queue.len() as u32,
-            FrontierForm::Bitmap => {
-                u32::try_from(self.bitmaps[self.current].count()).unwrap_or(u32::MAX)
+                )
             }
         }
     }
@@ -153,7 +145,6 @@ impl Backend for CpuBackend {
             state: SearchState::new(n),
             queue: Vec::new(),
             bitmaps: [FrontierBitmap::new(n), FrontierBitmap::new(n)],
-            current: 0,
         });
         Ok(())
     }
@@ -162,41 +153,31 @@ impl Backend for CpuBackend {
         self.uploaded.as_ref().map_or(0, Uploaded::bytes)
     }
 
-    fn begin_search(&mut self, sources: &[u32]) -> Result<(), BackendError> {
+    fn begin_search(&mut self, sources: &SearchSources) -> Result<(), BackendError> {
         let pool = &self.pool;
         let up = self.uploaded.as_mut().ok_or_else(not_uploaded)?;
-        let n = up.graph.vertex_count();
-        if let Some(&s) = sources.iter().find(|&&s| s >= n) {
-            return Err(BackendError::new(format!(
-                "source {s} is out of range for {n} vertices. Fix: pass sources below {n}."
-            )));
-        }
         pool.install(|| up.state.reset());
-        up.queue = up.state.start(sources);
-        up.current = 0;
+        up.queue = up.state.start(sources.ids());
         Ok(())
     }
 
-    fn run_wave(&mut self, command: &WaveCommand) -> Result<WaveReport, BackendError> {
-        if command.topology == MegakernelExecutionTopology::FusedWave {
-            return Err(BackendError::with_kind(
-                BackendErrorKind::InvalidRequest,
-                "the CPU backend has no device-wide barrier, so it cannot run FusedWave. Fix: let the policy choose (it never picks FusedWave here) or force another topology.",
-            ));
-        }
+    fn run_wave(&mut self, command: &CheckedCommand) -> Result<WaveReport, BackendError> {
         let started = Instant::now();
         let pool = &self.pool;
         let up = self.uploaded.as_mut().ok_or_else(not_uploaded)?;
+        let position = command.position;
         let form = frontier_form_of(command.topology);
-        pool.install(|| up.convert(command.frontier, form));
+        let buffer = position.buffer as usize;
+        pool.install(|| up.convert(position.form, form, buffer));
         let vertex_count = up.graph.vertex_count() as usize;
         let mut levels = Vec::with_capacity(command.max_levels.min(64) as usize);
-        let mut frontier_in = up.frontier_len(form);
+        let mut frontier_in = position.frontier_len;
         let mut kernel_ns = 0u64;
-        let last = command.level.saturating_add(command.max_levels.max(1) - 1);
-        for level in command.level..=last {
+        for k in 0..command.max_levels {
+            let level = position.level + k;
+            let from = position.buffer_of_level(k, true) as usize;
             let step_start = Instant::now();
-            let stats = pool.install(|| up.step(form, level));
+            let stats = pool.install(|| up.step(form, from, level));
             let ns = u64::try_from(step_start.elapsed().as_nanos()).unwrap_or(u64::MAX);
             kernel_ns = kernel_ns.saturating_add(ns);
             levels.push(LevelRecord {
@@ -218,7 +199,6 @@ impl Backend for CpuBackend {
         }
         Ok(WaveReport {
             levels,
-            frontier: Some(form),
             wall_ns: u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX),
             device_ns: Some(kernel_ns),
             readback_bytes: 0,

@@ -2,19 +2,20 @@
 
 use std::time::Instant;
 
-use vyre_driver::backend::{BackendKind, DeviceCapabilities};
+use vyre_driver::backend::DeviceCapabilities;
 use vyre_driver::megakernel_execution::MegakernelDeviceCapabilities;
 
 /// Capabilities of a CPU pool of `threads` threads with `budget` bytes.
 pub(crate) fn cpu_capabilities(pool: &rayon::ThreadPool, budget: u64) -> DeviceCapabilities {
     DeviceCapabilities {
-        backend: BackendKind::Cpu,
         device_name: format!("CPU ({} threads)", pool.current_num_threads()),
         megakernel: MegakernelDeviceCapabilities::FUSION_INCAPABLE,
+        barrier_reason: "each level runs as its own parallel step on the host; there is no persistent kernel to fuse levels into".into(),
         max_workgroup_size_x: 1024,
         max_compute_workgroups_per_dimension: u32::MAX,
         max_compute_invocations_per_workgroup: 1024,
         subgroup_size: 1,
+        resident_lanes: u32::try_from(pool.current_num_threads()).unwrap_or(u32::MAX),
         resident_workgroups: 0,
         resident_workgroup_size: 0,
         memory_budget_bytes: budget,

@@ -1,10 +1,16 @@
-//! vyre's wave engine: it sizes launch grids, caches plans, and drives any
-//! backend through BFS waves. It knows no GPU API.
+//! vyre's wave engine: it decides everything about a search that is not the
+//! policy's topology table (chain length, band, every grid, where the search
+//! stands) and drives any backend through BFS waves. It knows no GPU API and
+//! names no backend.
+//!
+//! - [`plan`]: the decisions, one module each (topology, chain, grid);
+//! - [`engine`]: the search loop that makes them wave by wave;
+//! - [`megakernel::planner`]: the seed's path to the grid planner.
 #![forbid(unsafe_code)]
 
 pub mod engine;
 pub mod megakernel;
-pub mod wave_planner;
+pub mod plan;
 
 pub use engine::{
     ChainMode, Engine, EngineError, LevelTrace, SearchRequest, SearchResult, TopologyChoice,

@@ -6,8 +6,8 @@
 use std::sync::{Arc, Mutex};
 
 use vyre_driver::backend::{
-    Backend, BackendError, BackendKind, DeviceCapabilities, DeviceLayout, FrontierForm,
-    LevelRecord, WaveCommand, WaveReport, edge_balanced_slots, frontier_form_of, slots_for,
+    Backend, BackendError, CheckedCommand, DeviceCapabilities, DeviceLayout, FrontierForm,
+    LevelRecord, SearchSources, WaveCommand, WaveReport, edge_balanced_slots, slots_for,
 };
 use vyre_driver::megakernel_execution::{
     MegakernelDeviceCapabilities, MegakernelExecutionTopology,
@@ -28,6 +28,8 @@ struct Mock {
     extra_bytes: u64,
     held: u64,
     commands: Arc<Mutex<Vec<WaveCommand>>>,
+    /// Added to every reported frontier_in: a backend that lost track.
+    skew: u32,
 }
 
 /// Lanes the mock holds at once when it reports a device-wide barrier.
@@ -35,17 +37,22 @@ const RESIDENT_LANES: u32 = 6 * 128;
 
 fn caps(barrier: bool) -> DeviceCapabilities {
     DeviceCapabilities {
-        backend: BackendKind::Cpu,
         device_name: "mock".into(),
         megakernel: if barrier {
             MegakernelDeviceCapabilities::FUSION_CAPABLE
         } else {
             MegakernelDeviceCapabilities::FUSION_INCAPABLE
         },
+        barrier_reason: if barrier {
+            "the mock's workgroups are all resident".into()
+        } else {
+            "the mock has no barrier".into()
+        },
         max_workgroup_size_x: 256,
         max_compute_workgroups_per_dimension: 65_535,
         max_compute_invocations_per_workgroup: 256,
         subgroup_size: 32,
+        resident_lanes: if barrier { RESIDENT_LANES } else { 0 },
         resident_workgroups: if barrier { RESIDENT_LANES / 128 } else { 0 },
         resident_workgroup_size: if barrier { 128 } else { 0 },
         memory_budget_bytes: 1 << 30,
@@ -71,6 +78,7 @@ impl Mock {
             extra_bytes: 0,
             held: 0,
             commands: Arc::clone(&commands),
+            skew: 0,
         };
         (mock, commands)
     }
@@ -91,7 +99,8 @@ impl Backend for Mock {
         self.held
     }
 
-    fn begin_search(&mut self, sources: &[u32]) -> Result<(), BackendError> {
+    fn begin_search(&mut self, sources: &SearchSources) -> Result<(), BackendError> {
+        let sources = sources.ids();
         let n = self.graph.as_ref().unwrap().vertex_count() as usize;
         self.depths = vec![UNREACHED; n];
         self.parents = vec![UNREACHED; n];
@@ -103,11 +112,12 @@ impl Backend for Mock {
         Ok(())
     }
 
-    fn run_wave(&mut self, command: &WaveCommand) -> Result<WaveReport, BackendError> {
-        self.commands.lock().unwrap().push(*command);
+    fn run_wave(&mut self, command: &CheckedCommand) -> Result<WaveReport, BackendError> {
+        self.commands.lock().unwrap().push(**command);
         let graph = Arc::clone(self.graph.as_ref().unwrap());
         let mut levels = Vec::new();
-        for level in command.level..command.level + command.max_levels {
+        let first = command.position.level;
+        for level in first..first + command.max_levels {
             let mut next = Vec::new();
             let mut edges = 0u64;
             let mut next_edges = 0u64;
@@ -124,7 +134,7 @@ impl Backend for Mock {
             }
             levels.push(LevelRecord {
                 level,
-                frontier_in: self.queue.len() as u32,
+                frontier_in: self.queue.len() as u32 + self.skew,
                 frontier_out: next.len() as u32,
                 frontier_out_edges: next_edges,
                 edges_examined: edges,
@@ -143,7 +153,6 @@ impl Backend for Mock {
         };
         Ok(WaveReport {
             levels,
-            frontier: Some(frontier_form_of(command.topology)),
             wall_ns: wall,
             device_ns: Some(self.timing.1 * count),
             readback_bytes: 64,
@@ -197,7 +206,7 @@ fn launch_bound_levels_fuse_on_a_device_with_a_barrier() {
             assert!(c.launch.workgroups() <= 6, "{:?}", c.launch);
             assert_eq!(c.launch.workgroup_size_x, 128);
             assert!(c.max_levels > 1);
-            assert_eq!(c.frontier, FrontierForm::Queue);
+            assert_eq!(c.position.form, FrontierForm::Queue);
         }
     }
 }
@@ -318,11 +327,10 @@ fn every_launch_fits_the_device_limits() {
         let most = slots_for(c.topology, 2_400, 2_400)
             .max(edge_balanced_slots(9_400).min(RESIDENT_LANES))
             .div_ceil(width);
-        assert!(c.launch.max_workgroups <= most.max(1), "{c:?}");
-        assert!(
-            u64::from(c.launch.max_workgroups) >= c.launch.workgroups(),
-            "{c:?}"
-        );
+        let later = c.launch.later.max_workgroups;
+        assert!((1..=most.max(1)).contains(&later), "{c:?}");
+        // Nor more than the device holds at once.
+        assert!(later <= (RESIDENT_LANES / width).max(1), "{c:?}");
     }
 }
 
@@ -343,7 +351,7 @@ fn hub_level_lanes(barrier: bool, topology: MegakernelExecutionTopology) -> u64 
     };
     engine.bfs(&request).unwrap();
     let hub_level = commands.lock().unwrap()[1];
-    assert_eq!(hub_level.frontier_len, 1);
+    assert_eq!(hub_level.position.frontier_len, 1);
     hub_level.launch.workgroups() * u64::from(hub_level.launch.workgroup_size_x)
 }
 
@@ -366,4 +374,43 @@ fn edge_balanced_launches_stop_at_the_lanes_the_device_holds() {
         (u64::from(RESIDENT_LANES)..u64::from(RESIDENT_LANES) + 256).contains(&lanes),
         "{lanes} lanes"
     );
+}
+
+#[test]
+fn a_report_that_does_not_continue_the_search_is_caught() {
+    let (mut mock, _) = Mock::new(false, (1, 1));
+    mock.skew = 1;
+    let mut engine = Engine::new(Box::new(mock));
+    engine.load(grid()).unwrap();
+    let err = engine.bfs(&SearchRequest::new(&[0])).unwrap_err();
+    let EngineError::ContractViolation(what) = &err else {
+        panic!("{err:?}");
+    };
+    assert!(what.contains("a frontier of 2"), "{what}");
+}
+
+#[test]
+fn commands_carry_the_position_the_last_report_left() {
+    let (mock, commands) = Mock::new(false, (12_000, 1_000));
+    let mut engine = Engine::new(Box::new(mock));
+    engine.load(grid()).unwrap();
+    let result = engine.bfs(&SearchRequest::new(&[0])).unwrap();
+    let commands = commands.lock().unwrap();
+    let mut level = 0;
+    let mut buffer = 0;
+    for (i, c) in commands.iter().enumerate() {
+        let ran: Vec<_> = result
+            .levels
+            .iter()
+            .filter(|l| l.command == i as u32)
+            .collect();
+        assert_eq!(
+            (c.position.level, c.position.buffer),
+            (level, buffer),
+            "command {i}"
+        );
+        assert_eq!(c.position.frontier_len, ran[0].frontier_in, "command {i}");
+        level += ran.len() as u32;
+        buffer ^= (ran.len() & 1) as u32;
+    }
 }

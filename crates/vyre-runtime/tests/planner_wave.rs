@@ -7,7 +7,7 @@ use vyre_driver::megakernel_execution::{
     MegakernelExecutionSample, MegakernelExecutionTopology as T, MegakernelGraphShape,
     MegakernelMemoryError, plan_megakernel_execution, plan_megakernel_execution_with,
 };
-use vyre_runtime::wave_planner::{MemoryPlanCacheStats, StableWavePlanner};
+use vyre_runtime::plan::topology::{MemoryPlanCacheStats, TopologyPlanner};
 
 /// 1 000 nodes, 4 000 edges (degree 40 000 bps); 8 000 + 16 000 graph bytes,
 /// 4 000 frontier, 1 000 scratch, 4 000 output: a sparse peak of 33 000
@@ -35,13 +35,13 @@ fn wave(frontier_density: f64, fusion_pressure: f64) -> MegakernelExecutionReque
     }
 }
 
-fn run(planner: &mut StableWavePlanner, request: MegakernelExecutionRequest) -> T {
+fn run(planner: &mut TopologyPlanner, request: MegakernelExecutionRequest) -> T {
     planner.plan_execution(request).unwrap().topology
 }
 
 #[test]
 fn hysteresis_holds_sparse_and_hybrid_near_their_threshold() {
-    let mut planner = StableWavePlanner::new();
+    let mut planner = TopologyPlanner::new();
     assert_eq!(planner.previous(), None);
     assert_eq!(run(&mut planner, wave(0.10, 0.0)), T::SparseFrontier);
     // 0.14 is past the 0.125 sparse edge but within its 0.025 margin.
@@ -49,7 +49,7 @@ fn hysteresis_holds_sparse_and_hybrid_near_their_threshold() {
     assert_eq!(planner.previous(), Some(T::SparseFrontier));
     // Without a previous wave the same telemetry is hybrid.
     assert_eq!(
-        run(&mut StableWavePlanner::new(), wave(0.14, 0.0)),
+        run(&mut TopologyPlanner::new(), wave(0.14, 0.0)),
         T::HybridFrontier
     );
     // Past the margin the planner moves, and then holds hybrid down to 0.10.
@@ -60,11 +60,11 @@ fn hysteresis_holds_sparse_and_hybrid_near_their_threshold() {
 
 #[test]
 fn hysteresis_holds_a_fused_wave_while_pressure_stays_in_its_band() {
-    let mut planner = StableWavePlanner::new();
+    let mut planner = TopologyPlanner::new();
     assert_eq!(run(&mut planner, wave(0.5, 0.9)), T::FusedWave);
     assert_eq!(run(&mut planner, wave(0.5, 0.65)), T::FusedWave);
     assert_eq!(
-        run(&mut StableWavePlanner::new(), wave(0.5, 0.65)),
+        run(&mut TopologyPlanner::new(), wave(0.5, 0.65)),
         T::HybridFrontier
     );
     assert_eq!(run(&mut planner, wave(0.5, 0.55)), T::HybridFrontier);
@@ -72,7 +72,7 @@ fn hysteresis_holds_a_fused_wave_while_pressure_stays_in_its_band() {
 
 #[test]
 fn memory_plans_are_cached_from_the_second_wave() {
-    let mut planner = StableWavePlanner::new();
+    let mut planner = TopologyPlanner::new();
     // Hybrid needs the sparse plan and its own: two misses.
     run(&mut planner, wave(0.35, 0.0));
     assert_eq!(
@@ -113,7 +113,7 @@ fn memory_plans_are_cached_from_the_second_wave() {
 
 #[test]
 fn downgrade_and_errors_update_the_state_as_documented() {
-    let mut planner = StableWavePlanner::new();
+    let mut planner = TopologyPlanner::new();
     // Scratch 20 000: sparse peaks at 24 000 + 4 000 + 20 000 + 4 000 =
     // 52 000 bytes (8 666 bps of 60 000, below the red zone); hybrid triples
     // the scratch to 92 000 bytes, over budget.
@@ -226,7 +226,7 @@ proptest! {
             r.scratch_bytes, r.output_bytes, r.budget_bytes, r.launch_overhead_ns,
             r.fusion_pressure, r.capabilities,
         );
-        let mut planner = StableWavePlanner::new();
+        let mut planner = TopologyPlanner::new();
         prop_assert_eq!(planner.plan_execution(r), expected.clone());
         // After a reset the next wave is a first wave again.
         planner.reset();
@@ -238,7 +238,7 @@ proptest! {
         first in request(),
         waves in prop::collection::vec((real(), real(), 0..(1u64 << 21)), 1..12),
     ) {
-        let mut planner = StableWavePlanner::new();
+        let mut planner = TopologyPlanner::new();
         let mut previous = None;
         for (frontier_density, fusion_pressure, readback_bytes) in
             std::iter::once((first.sample.frontier_density, first.fusion_pressure, first.sample.readback_bytes))
@@ -272,7 +272,7 @@ proptest! {
 
 #[test]
 fn a_launch_bound_wave_fuses_even_after_a_sparse_one() {
-    let mut planner = StableWavePlanner::new();
+    let mut planner = TopologyPlanner::new();
     // Sparse density, no fusion pressure: sparse.
     assert_eq!(run(&mut planner, wave(0.05, 0.0)), T::SparseFrontier);
     // Same density, launch-bound: the stable selector alone would hold

@@ -56,7 +56,7 @@ impl Row {
             graph: spec.into(),
             vertices: graph.vertex_count(),
             edges: graph.edge_count(),
-            backend: device.capabilities().backend.name().into(),
+            backend: device.backend().name().into(),
             variant: variant.into(),
             outcome: Ok(Summary {
                 median_ms: median_s * 1e3,
@@ -75,7 +75,7 @@ impl Row {
             graph: spec.into(),
             vertices: graph.vertex_count(),
             edges: graph.edge_count(),
-            backend: device.capabilities().backend.name().into(),
+            backend: device.backend().name().into(),
             variant: variant.into(),
             outcome: Err(why.into()),
         }

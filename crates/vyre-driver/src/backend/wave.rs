@@ -192,8 +192,6 @@ pub struct LevelRecord {
 pub struct WaveReport {
     /// One record per level run, in order.
     pub levels: Vec<LevelRecord>,
-    /// Form the new frontier is held in.
-    pub frontier: Option<FrontierForm>,
     /// Host wall time from submission to the report being readable, ns.
     pub wall_ns: u64,
     /// Device time of the whole command (kernels only), ns.

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use vyre_driver::backend::BackendError;
+use vyre_driver::backend::{BackendError, SourceError};
 use vyre_driver::megakernel_execution::MegakernelMemoryError;
 
 /// Why the engine could not load a graph or run a search. Every message ends
@@ -30,7 +30,7 @@ pub enum EngineError {
         /// The topology.
         topology: String,
         /// Why.
-        reason: &'static str,
+        reason: String,
     },
     /// The backend broke the contract (for example it allocated more than
     /// the plan, or reported no progress).
@@ -53,7 +53,7 @@ impl fmt::Display for EngineError {
                 vertex_count,
             } => write!(
                 f,
-                "source {source} is not a vertex of the graph (it has {vertex_count} vertices). Fix: pick a source below {vertex_count}, in the file's own numbering."
+                "source {source} is not a vertex of the graph (it has {vertex_count} vertices). Fix: pick a source below {vertex_count} (vertex ids are 0-based)."
             ),
             Self::TopologyUnavailable { topology, reason } => write!(
                 f,
@@ -78,5 +78,20 @@ impl From<BackendError> for EngineError {
 impl From<MegakernelMemoryError> for EngineError {
     fn from(e: MegakernelMemoryError) -> Self {
         Self::Memory(e)
+    }
+}
+
+impl From<SourceError> for EngineError {
+    fn from(e: SourceError) -> Self {
+        match e {
+            SourceError::Empty => Self::NoSources,
+            SourceError::OutOfRange {
+                source,
+                vertex_count,
+            } => Self::SourceOutOfRange {
+                source,
+                vertex_count,
+            },
+        }
     }
 }

@@ -3,24 +3,25 @@
 //!
 //! One wave flows like this (see `docs/ARCHITECTURE.md`):
 //! 1. [`telemetry`] turns the last report into a `MegakernelExecutionRequest`;
-//! 2. the [`StableWavePlanner`] picks the topology (hysteresis, cached memory
+//! 2. [`crate::plan::topology`] picks the topology (hysteresis, cached memory
 //!    plans) unless the caller forced one;
-//! 3. [`chain`] decides how many levels the command may run and its band;
-//! 4. [`launch`] sizes the grid with `ResidentGridPlan::recommend`;
-//! 5. the backend runs the [`WaveCommand`] and reports what it measured.
+//! 3. [`crate::plan::chain`] decides how many levels the command may run and
+//!    its band;
+//! 4. [`crate::plan::grid`] sizes every grid of the command;
+//! 5. `WaveCommand::check` (vyre-driver) checks the command once, and the
+//!    backend runs it and reports what it measured;
+//! 6. the search position (in [`telemetry`]) moves past the levels that ran.
 
-pub mod chain;
 mod error;
-mod launch;
 mod request;
-mod telemetry;
+pub(crate) mod telemetry;
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use vyre_driver::backend::{
-    Backend, DeviceCapabilities, DeviceLayout, FrontierForm, LayoutBytes, WaveCommand,
-    frontier_form_of,
+    Backend, DeviceCapabilities, DeviceLayout, LayoutBytes, SearchPosition, SearchSources,
+    WaveCommand, WaveReport,
 };
 use vyre_driver::megakernel_execution::{
     MegakernelExecutionPlanner, MegakernelExecutionTopology, MegakernelGraphShape,
@@ -31,12 +32,13 @@ use vyre_graph::Graph;
 pub use error::EngineError;
 pub use request::{ChainMode, LevelTrace, SearchRequest, SearchResult, TopologyChoice};
 
-use crate::wave_planner::StableWavePlanner;
-use chain::{ChainPlanner, MAX_FUSED_LEVELS};
+use crate::plan::chain::{ChainLength, MAX_FUSED_LEVELS};
+use crate::plan::grid::{FrontierSize, size_launch};
+use crate::plan::topology::TopologyPlanner;
 use telemetry::SearchTelemetry;
 
-/// A graph resident on the engine's device.
-struct Resident {
+/// The graph on the engine's device, with its layout and memory plan.
+struct LoadedGraph {
     graph: Arc<Graph>,
     layout: DeviceLayout,
     bytes: LayoutBytes,
@@ -47,7 +49,7 @@ struct Resident {
 /// Drives one backend through BFS searches.
 pub struct Engine {
     backend: Box<dyn Backend>,
-    resident: Option<Resident>,
+    loaded: Option<LoadedGraph>,
     memory_budget_override: Option<u64>,
 }
 
@@ -57,7 +59,7 @@ impl Engine {
     pub fn new(backend: Box<dyn Backend>) -> Self {
         Self {
             backend,
-            resident: None,
+            loaded: None,
             memory_budget_override: None,
         }
     }
@@ -79,13 +81,13 @@ impl Engine {
     /// allocates for).
     #[must_use]
     pub fn memory_plan(&self) -> Option<&MegakernelMemoryPlan> {
-        self.resident.as_ref().map(|r| &r.memory)
+        self.loaded.as_ref().map(|r| &r.memory)
     }
 
     /// The device layout of the loaded graph.
     #[must_use]
     pub fn layout(&self) -> Option<&DeviceLayout> {
-        self.resident.as_ref().map(|r| &r.layout)
+        self.loaded.as_ref().map(|r| &r.layout)
     }
 
     /// Bytes the backend holds now.
@@ -102,21 +104,17 @@ impl Engine {
     /// [`EngineError::Memory`] when the graph does not fit (nothing is
     /// allocated), [`EngineError::Backend`] when the upload fails.
     pub fn load(&mut self, graph: Arc<Graph>) -> Result<(), EngineError> {
-        self.resident = None;
+        self.loaded = None;
         let caps = self.backend.capabilities();
         let layout = DeviceLayout::for_graph(&graph, caps, MAX_FUSED_LEVELS)?;
         let bytes = layout.planner_bytes();
         let budget_bytes = self
             .memory_budget_override
             .unwrap_or(caps.memory_budget_bytes);
-        let memory = plan_megakernel_memory_budget(
+        let memory = plan_memory(
             MegakernelExecutionTopology::SparseFrontier,
-            shape_of(&graph),
-            bytes.bytes_per_node,
-            bytes.bytes_per_edge,
-            bytes.frontier_bytes,
-            bytes.scratch_bytes,
-            bytes.output_bytes,
+            &graph,
+            &bytes,
             budget_bytes,
         )?;
         if memory.required_bytes != layout.total_bytes() {
@@ -130,12 +128,12 @@ impl Engine {
         let held = self.backend.allocated_bytes();
         if held > memory.required_bytes {
             return Err(EngineError::ContractViolation(format!(
-                "{} holds {held} bytes but the plan allows {}",
-                self.backend.capabilities().backend,
+                "the backend of {} holds {held} bytes but the plan allows {}",
+                self.backend.capabilities().device_name,
                 memory.required_bytes
             )));
         }
-        self.resident = Some(Resident {
+        self.loaded = Some(LoadedGraph {
             graph,
             layout,
             bytes,
@@ -152,40 +150,31 @@ impl Engine {
     /// [`EngineError`] for a missing graph, bad sources, a forced topology the
     /// device cannot run, or a backend failure.
     pub fn bfs(&mut self, request: &SearchRequest<'_>) -> Result<SearchResult, EngineError> {
-        let resident = self.resident.as_ref().ok_or(EngineError::NoGraph)?;
-        let graph = &resident.graph;
-        let sources = distinct_sources(request.sources, graph.vertex_count())?;
+        let loaded = self.loaded.as_ref().ok_or(EngineError::NoGraph)?;
+        let graph = &loaded.graph;
+        let sources = SearchSources::new(request.sources, graph)?;
         let caps = self.backend.capabilities().clone();
         if let TopologyChoice::Forced(topology) = request.topology {
             check_launchable(topology, &caps)?;
-            self.check_memory(topology)?;
+            plan_memory(topology, graph, &loaded.bytes, loaded.budget_bytes)?;
         }
-        let resident = self.resident.as_ref().ok_or(EngineError::NoGraph)?;
-        let graph = &resident.graph;
-        let source_edges = sources
-            .iter()
-            .map(|&s| graph.out_edges().degree(s))
-            .sum::<u64>();
         let mut telemetry = SearchTelemetry::start(
             graph.vertex_count(),
             graph.edge_count(),
-            sources.len() as u32,
-            source_edges,
+            SearchPosition::start(&sources),
         );
-        let mut planner = StableWavePlanner::default();
-        let mut chains = ChainPlanner::new();
+        let mut planner = TopologyPlanner::default();
+        let mut chains = ChainLength::new();
         let mut levels = Vec::new();
         let mut commands = 0u32;
-        let mut form = FrontierForm::Queue;
-        let mut level = 0u32;
         let started = Instant::now();
         self.backend.begin_search(&sources)?;
 
-        while telemetry.frontier_len > 0 {
+        while telemetry.position.frontier_len > 0 {
             let (topology, explanation) = match request.topology {
                 TopologyChoice::Forced(t) => (t, format!("forced|topology={t:?}")),
                 TopologyChoice::Auto => {
-                    let req = telemetry.request(&resident.bytes, resident.budget_bytes, &caps);
+                    let req = telemetry.request(&loaded.bytes, loaded.budget_bytes, &caps);
                     let plan = planner.plan_execution(req)?;
                     let explanation = planner
                         .last_decision()
@@ -209,34 +198,30 @@ impl Engine {
                 &telemetry,
                 caps.launch_overhead_ns,
             );
+            let position = telemetry.position;
+            let launch = size_launch(
+                topology,
+                FrontierSize {
+                    vertices: position.frontier_len,
+                    edges: position.frontier_edges,
+                    graph_vertices: graph.vertex_count(),
+                    graph_edges: graph.edge_count(),
+                },
+                &caps,
+            )?;
             let command = WaveCommand {
                 topology,
-                frontier: form,
-                level,
-                frontier_len: telemetry.frontier_len,
+                position,
                 max_levels,
-                launch: launch::size_launch(
-                    topology,
-                    launch::FrontierSize {
-                        vertices: telemetry.frontier_len,
-                        edges: telemetry.frontier_edges,
-                        graph_vertices: graph.vertex_count(),
-                        graph_edges: graph.edge_count(),
-                    },
-                    &caps,
-                )?,
-                band_max_frontier_edges: ChainPlanner::band_max_frontier_edges(
+                launch,
+                band_max_frontier_edges: ChainLength::band_max_frontier_edges(
                     topology, max_levels, &telemetry,
                 ),
-            };
-            tracing::debug!(target: "vyre::wave", level, max_levels, "{explanation}");
-            let report = self.backend.run_wave(&command)?;
-            if report.levels.is_empty() || report.levels.len() > max_levels as usize {
-                return Err(EngineError::ContractViolation(format!(
-                    "a command allowed {max_levels} levels reported {}",
-                    report.levels.len()
-                )));
             }
+            .check(&caps, &loaded.layout)?;
+            tracing::debug!(target: "vyre::wave", level = position.level, max_levels, "{explanation}");
+            let report = self.backend.run_wave(&command)?;
+            check_report(&report, &position, max_levels)?;
             for record in &report.levels {
                 levels.push(LevelTrace {
                     level: record.level,
@@ -251,11 +236,9 @@ impl Engine {
                     command_wall_ns: report.wall_ns,
                 });
             }
-            telemetry.observe(&report, caps.launch_overhead_ns);
+            telemetry.observe(topology, &report, caps.launch_overhead_ns);
             chains.ran(report.levels.len() as u32);
             commands += 1;
-            level += report.levels.len() as u32;
-            form = report.frontier.unwrap_or(frontier_form_of(topology));
         }
         let search_time = started.elapsed();
 
@@ -273,60 +256,76 @@ impl Engine {
             readback_time: readback_started.elapsed(),
         })
     }
-
-    fn check_memory(&self, topology: MegakernelExecutionTopology) -> Result<(), EngineError> {
-        let r = self.resident.as_ref().ok_or(EngineError::NoGraph)?;
-        plan_megakernel_memory_budget(
-            topology,
-            shape_of(&r.graph),
-            r.bytes.bytes_per_node,
-            r.bytes.bytes_per_edge,
-            r.bytes.frontier_bytes,
-            r.bytes.scratch_bytes,
-            r.bytes.output_bytes,
-            r.budget_bytes,
-        )?;
-        Ok(())
-    }
 }
 
-fn shape_of(graph: &Graph) -> MegakernelGraphShape {
-    MegakernelGraphShape {
-        node_count: u64::from(graph.vertex_count()),
-        edge_count: graph.edge_count(),
-    }
+/// The memory `topology` needs for `graph` laid out as `bytes`, against
+/// `budget_bytes`.
+fn plan_memory(
+    topology: MegakernelExecutionTopology,
+    graph: &Graph,
+    bytes: &LayoutBytes,
+    budget_bytes: u64,
+) -> Result<MegakernelMemoryPlan, EngineError> {
+    Ok(plan_megakernel_memory_budget(
+        topology,
+        MegakernelGraphShape {
+            node_count: u64::from(graph.vertex_count()),
+            edge_count: graph.edge_count(),
+        },
+        bytes.bytes_per_node,
+        bytes.bytes_per_edge,
+        bytes.frontier_bytes,
+        bytes.scratch_bytes,
+        bytes.output_bytes,
+        budget_bytes,
+    )?)
 }
 
 fn check_launchable(
     topology: MegakernelExecutionTopology,
     caps: &DeviceCapabilities,
 ) -> Result<(), EngineError> {
-    if topology == MegakernelExecutionTopology::FusedWave
-        && (!caps.megakernel.supports_device_wide_barrier || caps.resident_workgroups == 0)
-    {
+    if topology == MegakernelExecutionTopology::FusedWave && !caps.can_fuse() {
         return Err(EngineError::TopologyUnavailable {
             topology: format!("{topology:?}"),
-            reason: "the device has no device-wide barrier",
+            reason: format!(
+                "{} has no device-wide barrier ({})",
+                caps.device_name, caps.barrier_reason
+            ),
         });
     }
     Ok(())
 }
 
-/// Sources in order of first appearance, each once, all in range.
-fn distinct_sources(sources: &[u32], vertex_count: u32) -> Result<Vec<u32>, EngineError> {
-    if sources.is_empty() {
-        return Err(EngineError::NoSources);
+/// A report must hold 1 to `max_levels` records that continue the search
+/// from `position`: consecutive depths, each level's frontier the one the
+/// level before discovered.
+fn check_report(
+    report: &WaveReport,
+    position: &SearchPosition,
+    max_levels: u32,
+) -> Result<(), EngineError> {
+    if report.levels.is_empty() || report.levels.len() > max_levels as usize {
+        return Err(EngineError::ContractViolation(format!(
+            "a command allowed {max_levels} levels reported {}",
+            report.levels.len()
+        )));
     }
-    if let Some(&source) = sources.iter().find(|&&s| s >= vertex_count) {
-        return Err(EngineError::SourceOutOfRange {
-            source,
-            vertex_count,
-        });
+    let mut frontier = position.frontier_len;
+    for (k, record) in report.levels.iter().enumerate() {
+        let level = position.level.saturating_add(k as u32);
+        if record.level != level || record.frontier_in != frontier {
+            return Err(EngineError::ContractViolation(format!(
+                "level record {k} says depth {} with a frontier of {}, but the search is at depth {level} with {frontier}",
+                record.level, record.frontier_in
+            )));
+        }
+        if record.frontier_out == 0 && k + 1 < report.levels.len() {
+            return Err(EngineError::ContractViolation(format!(
+                "level record {k} discovered nothing but the command reported further levels"
+            )));
+        }
+        frontier = record.frontier_out;
     }
-    let mut seen = std::collections::HashSet::with_capacity(sources.len());
-    Ok(sources
-        .iter()
-        .copied()
-        .filter(|s| seen.insert(*s))
-        .collect())
+    Ok(())
 }

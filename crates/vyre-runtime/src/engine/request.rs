@@ -19,7 +19,7 @@ pub enum TopologyChoice {
 #[derive(Clone, Copy, Debug, Default, Eq, PartialEq)]
 pub enum ChainMode {
     /// Chain when launch and readback dominate the level time (see
-    /// [`crate::engine::chain`]).
+    /// [`crate::plan::chain`]).
     #[default]
     Auto,
     /// One level per command.

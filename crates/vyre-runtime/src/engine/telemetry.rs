@@ -42,23 +42,24 @@
 //! pressure are 0, and the engine does not let that blind decision anchor
 //! the policy's hysteresis.
 
-use vyre_driver::backend::{DeviceCapabilities, LayoutBytes, WaveReport};
+use vyre_driver::backend::{DeviceCapabilities, LayoutBytes, SearchPosition, WaveReport};
 use vyre_driver::megakernel_execution::{
-    MegakernelExecutionRequest, MegakernelExecutionSample, MegakernelGraphShape,
+    MegakernelExecutionRequest, MegakernelExecutionSample, MegakernelExecutionTopology,
+    MegakernelGraphShape,
 };
 
 const DENSITY_EDGE_DIVISOR: f64 = 35.0;
 const DENSITY_VERTEX_DIVISOR: f64 = 42.0;
 
-/// Running state of one search from which each wave's request is built.
+/// Running state of one search: where it stands (the one
+/// [`SearchPosition`] of the search, which every command carries) and what
+/// it measured, from which each wave's request is built.
 #[derive(Clone, Debug)]
 pub(crate) struct SearchTelemetry {
     vertex_count: u64,
     edge_count: u64,
-    /// Vertices in the current frontier.
-    pub(crate) frontier_len: u32,
-    /// Out-edges of the current frontier.
-    pub(crate) frontier_edges: u64,
+    /// Where the search stands.
+    pub(crate) position: SearchPosition,
     visited_edges: u64,
     /// Device time of the last level measured, ns (0 before the first).
     last_level_ns: f64,
@@ -74,19 +75,13 @@ pub(crate) struct SearchTelemetry {
 }
 
 impl SearchTelemetry {
-    /// Telemetry before the first wave: the sources are the frontier.
-    pub(crate) fn start(
-        vertex_count: u32,
-        edge_count: u64,
-        sources: u32,
-        source_edges: u64,
-    ) -> Self {
+    /// Telemetry before the first wave, at `position` (the sources).
+    pub(crate) fn start(vertex_count: u32, edge_count: u64, position: SearchPosition) -> Self {
         Self {
             vertex_count: u64::from(vertex_count),
             edge_count,
-            frontier_len: sources,
-            frontier_edges: source_edges,
-            visited_edges: source_edges,
+            position,
+            visited_edges: position.frontier_edges,
             last_level_ns: 0.0,
             last_level_edges: 0,
             last_fixed_ns: 0.0,
@@ -99,7 +94,7 @@ impl SearchTelemetry {
     pub(crate) fn density(&self) -> f64 {
         let unexplored = self.edge_count.saturating_sub(self.visited_edges) as f64;
         Self::density_of(
-            self.frontier_edges as f64,
+            self.position.frontier_edges as f64,
             unexplored,
             self.vertex_count as f64,
         )
@@ -132,7 +127,7 @@ impl SearchTelemetry {
     /// How much larger the next frontier's out-edges are than the last
     /// measured level's (at least 1).
     fn growth(&self) -> f64 {
-        (self.frontier_edges as f64 / self.last_level_edges.max(1) as f64).max(1.0)
+        (self.position.frontier_edges as f64 / self.last_level_edges.max(1) as f64).max(1.0)
     }
 
     /// Predicted device time of the next wave (module docs); 0 before any
@@ -187,19 +182,25 @@ impl SearchTelemetry {
         }
     }
 
-    /// Fold in what a command measured.
-    pub(crate) fn observe(&mut self, report: &WaveReport, launch_overhead_ns: f64) {
+    /// Fold in what a command of `topology` measured, and move the position
+    /// past the levels it ran.
+    pub(crate) fn observe(
+        &mut self,
+        topology: MegakernelExecutionTopology,
+        report: &WaveReport,
+        launch_overhead_ns: f64,
+    ) {
         let Some(last) = report.levels.last() else {
             return;
         };
-        let mut input_edges = self.frontier_edges;
+        let mut input_edges = self.position.frontier_edges;
         for level in &report.levels {
             self.last_level_edges = input_edges;
             input_edges = level.frontier_out_edges;
             self.visited_edges = self.visited_edges.saturating_add(level.frontier_out_edges);
         }
-        self.frontier_len = last.frontier_out;
-        self.frontier_edges = last.frontier_out_edges;
+        let levels_run = u32::try_from(report.levels.len()).unwrap_or(u32::MAX);
+        self.position = self.position.after(topology, levels_run, last);
 
         let levels = report.levels.len() as f64;
         let device_ns = report.device_ns.unwrap_or(report.wall_ns) as f64;
@@ -217,6 +218,19 @@ impl SearchTelemetry {
             self.last_fixed_ns = 0.0;
             self.overhead_per_level_ns = overhead;
         }
+    }
+}
+
+/// A position of `frontier_len` queued vertices with `frontier_edges`
+/// out-edges, at depth 0, for tests.
+#[cfg(test)]
+pub(crate) fn at(frontier_len: u32, frontier_edges: u64) -> SearchPosition {
+    SearchPosition {
+        level: 0,
+        frontier_len,
+        frontier_edges,
+        form: vyre_driver::backend::FrontierForm::Queue,
+        buffer: 0,
     }
 }
 
@@ -241,18 +255,8 @@ mod tests {
 
     #[test]
     fn band_edge_inverts_density() {
-        let t = SearchTelemetry {
-            vertex_count: 1 << 20,
-            edge_count: 1 << 24,
-            frontier_len: 1,
-            frontier_edges: 0,
-            visited_edges: 1 << 22,
-            last_level_ns: 0.0,
-            last_level_edges: 0,
-            last_fixed_ns: 0.0,
-            overhead_per_level_ns: 0.0,
-            min_launch_device_ns: f64::INFINITY,
-        };
+        let mut t = SearchTelemetry::start(1 << 20, 1 << 24, at(1, 0));
+        t.visited_edges = 1 << 22;
         let edges = t.frontier_edges_at_density(0.125);
         let unexplored = ((1u64 << 24) - (1 << 22)) as f64;
         let d = SearchTelemetry::density_of(edges as f64, unexplored, (1u64 << 20) as f64);
@@ -271,6 +275,8 @@ mod pressure_tests {
     use super::*;
     use vyre_driver::backend::LevelRecord;
 
+    const SPARSE: MegakernelExecutionTopology = MegakernelExecutionTopology::SparseFrontier;
+
     fn report(levels: &[(u32, u64)], wall_ns: u64, device_ns: u64) -> WaveReport {
         WaveReport {
             levels: levels
@@ -281,7 +287,6 @@ mod pressure_tests {
                     ..LevelRecord::default()
                 })
                 .collect(),
-            frontier: None,
             wall_ns,
             device_ns: Some(device_ns),
             readback_bytes: 0,
@@ -290,7 +295,7 @@ mod pressure_tests {
 
     #[test]
     fn first_wave_is_blind() {
-        let t = SearchTelemetry::start(100, 1000, 1, 10);
+        let t = SearchTelemetry::start(100, 1000, at(1, 10));
         assert!(t.is_blind());
         assert_eq!(t.dispatch_cost_ns(), 0.0);
         assert_eq!(t.fusion_pressure(), 0.0);
@@ -298,25 +303,25 @@ mod pressure_tests {
 
     #[test]
     fn one_level_commands_split_work_from_overhead() {
-        let mut t = SearchTelemetry::start(100, 1000, 1, 10);
+        let mut t = SearchTelemetry::start(100, 1000, at(1, 10));
         // 12 us wall, 3 us device: the smallest launch so far, so all of it
         // is the launch's fixed cost and the level did no measurable work.
-        t.observe(&report(&[(4, 10)], 12_000, 3_000), 4_500.0);
+        t.observe(SPARSE, &report(&[(4, 10)], 12_000, 3_000), 4_500.0);
         assert!(!t.is_blind());
         assert_eq!(t.dispatch_cost_ns(), 3_000.0);
         assert_eq!(t.fusion_pressure(), 1.0);
         // 18 us wall, 9 us device: 6 us of work above the 3 us fixed cost,
         // 12 us of overhead.
-        t.observe(&report(&[(4, 10)], 18_000, 9_000), 4_500.0);
+        t.observe(SPARSE, &report(&[(4, 10)], 18_000, 9_000), 4_500.0);
         assert_eq!(t.dispatch_cost_ns(), 9_000.0);
         assert!((t.fusion_pressure() - 12_000.0 / 18_000.0).abs() < 1e-12);
     }
 
     #[test]
     fn the_fixed_cost_never_exceeds_the_calibrated_launch_overhead() {
-        let mut t = SearchTelemetry::start(100, 1000, 1, 10);
+        let mut t = SearchTelemetry::start(100, 1000, at(1, 10));
         // A first level of 50 us device time: at most 4.5 us of it is fixed.
-        t.observe(&report(&[(4, 10)], 60_000, 50_000), 4_500.0);
+        t.observe(SPARSE, &report(&[(4, 10)], 60_000, 50_000), 4_500.0);
         let work = 50_000.0 - 4_500.0;
         let overhead = 60_000.0 - work;
         assert!((t.fusion_pressure() - overhead / (overhead + work)).abs() < 1e-12);
@@ -324,9 +329,9 @@ mod pressure_tests {
 
     #[test]
     fn growing_frontier_scales_the_predicted_cost() {
-        let mut t = SearchTelemetry::start(1 << 20, 1 << 24, 1, 100);
+        let mut t = SearchTelemetry::start(1 << 20, 1 << 24, at(1, 100));
         // The level expanded 100 edges in 2 us and found 10,000 edges.
-        t.observe(&report(&[(50, 10_000)], 10_000, 2_000), 4_500.0);
+        t.observe(SPARSE, &report(&[(50, 10_000)], 10_000, 2_000), 4_500.0);
         assert_eq!(t.dispatch_cost_ns(), 200_000.0);
         // Overhead 10 us (all but the 2 us of fixed cost is host), predicted
         // work 198 us.
@@ -335,13 +340,15 @@ mod pressure_tests {
 
     #[test]
     fn multi_level_commands_charge_the_calibrated_overhead_per_level() {
-        let mut t = SearchTelemetry::start(1000, 4000, 1, 4);
+        let mut t = SearchTelemetry::start(1000, 4000, at(1, 4));
         t.observe(
+            SPARSE,
             &report(&[(2, 8), (3, 8), (3, 8), (2, 8)], 20_000, 8_000),
             4_500.0,
         );
         assert_eq!(t.dispatch_cost_ns(), 2_000.0);
         assert!((t.fusion_pressure() - 4_500.0 / 6_500.0).abs() < 1e-12);
-        assert_eq!(t.frontier_len, 2);
+        assert_eq!(t.position.frontier_len, 2);
+        assert_eq!((t.position.level, t.position.buffer), (4, 0));
     }
 }

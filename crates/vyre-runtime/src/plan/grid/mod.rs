@@ -1,6 +1,17 @@
-//! Resident grid planning: from a queue length and adapter limits to a
-//! workgroup width, a padded slot count, a worker count and a dispatch grid,
-//! behind two bounded plan caches.
+//! Every grid vyre launches is sized here.
+//!
+//! - The seed's grid planner ([`ResidentGridPlan::recommend`]): from a queue
+//!   length and adapter limits to a workgroup width, a padded slot count, a
+//!   worker count and a dispatch grid, behind two bounded plan caches.
+//! - The engine's launch shapes (`launch.rs`): what each command's first
+//!   level is sized by (vertices, and out-edges for edge-balanced
+//!   topologies), the rule later levels of a chain are sized by on the
+//!   device ([`vyre_driver::backend::LevelSizing`]), and the width of a fused
+//!   launch. Backends apply these; they never size a grid of their own.
+//!
+//! Modules: `types` (inputs and the plan), `sizing` (the rules),
+//! `recommend` (the cached entry point), `plan_cache` and `lru` (the caches),
+//! `geometry` (one launch's shape), `launch` (the engine's shapes).
 //!
 //! # Guarantees
 //!
@@ -37,14 +48,16 @@
 //! well under a microsecond, per key per thread) and holds its own 2 x 128
 //! small entries. [`planner_cache_stats`] reports the calling thread's counts.
 
-mod cache;
 mod geometry;
-mod grid;
+mod launch;
+mod lru;
+mod plan_cache;
+mod recommend;
 mod sizing;
+mod types;
 
 pub use geometry::ResidentLaunchGeometry;
-pub use grid::{
-    PlannerCacheStats, ResidentGridLimits, ResidentGridPlan, ResidentGridRequest,
-    planner_cache_stats,
-};
+pub(crate) use launch::{FrontierSize, size_launch};
+pub use plan_cache::{PlannerCacheStats, planner_cache_stats};
 pub use sizing::ResidentSizingPolicy;
+pub use types::{ResidentGridLimits, ResidentGridPlan, ResidentGridRequest};

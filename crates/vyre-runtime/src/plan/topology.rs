@@ -1,4 +1,4 @@
-//! [`StableWavePlanner`]: the engine's per-search wave planner. It runs the
+//! [`TopologyPlanner`]: the engine's per-search wave planner. It runs the
 //! policy's plan through the stable (hysteresis) selector, remembering the
 //! previous wave's topology, and serves the per-topology memory plans from a
 //! cache because they do not change between waves of one graph.
@@ -19,16 +19,16 @@ use vyre_driver::megakernel_execution::{
 /// `FusedWave`, which is taken directly (hysteresis between per-wave
 /// topologies must not keep a launch-bound search from fusing; once fused,
 /// the stable selector's own `FusedWave` arm holds it). The first wave (or the first after
-/// [`StableWavePlanner::reset`]) uses the plain selector, so it answers
+/// [`TopologyPlanner::reset`]) uses the plain selector, so it answers
 /// exactly what `plan_megakernel_execution` answers.
 #[derive(Debug, Default)]
-pub struct StableWavePlanner {
+pub struct TopologyPlanner {
     previous: Option<MegakernelExecutionTopology>,
     last_decision: Option<MegakernelTopologyDecision>,
     memory: MemoryPlanCache,
 }
 
-impl StableWavePlanner {
+impl TopologyPlanner {
     /// A planner for a new search.
     #[must_use]
     pub fn new() -> Self {
@@ -64,7 +64,7 @@ impl StableWavePlanner {
     }
 }
 
-impl MegakernelExecutionPlanner for StableWavePlanner {
+impl MegakernelExecutionPlanner for TopologyPlanner {
     fn plan_execution(
         &mut self,
         request: MegakernelExecutionRequest,
@@ -96,7 +96,7 @@ impl MegakernelExecutionPlanner for StableWavePlanner {
     }
 }
 
-/// Hit and miss counts of a [`StableWavePlanner`]'s memory-plan cache.
+/// Hit and miss counts of a [`TopologyPlanner`]'s memory-plan cache.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct MemoryPlanCacheStats {
     /// Memory plans answered from the cache.

@@ -4,7 +4,8 @@
 use vyre_driver::backend::BackendError;
 
 use super::geometry::ResidentLaunchGeometry;
-use super::grid::{ResidentGridLimits, ResidentGridPlan, ResidentGridRequest, cached_geometry};
+use super::plan_cache;
+use super::types::{ResidentGridLimits, ResidentGridPlan, ResidentGridRequest};
 
 /// Sizing rules for resident megakernel grids.
 ///
@@ -60,7 +61,9 @@ impl ResidentSizingPolicy {
             worker_groups = worker_groups.min(request.requested_worker_groups);
         }
         // Only the standard policy exists, so the cache's key needs no policy.
-        let geometry = cached_geometry(request.queue_len, worker_groups, width_limit);
+        let geometry = plan_cache::geometry(request.queue_len, worker_groups, width_limit, || {
+            self.geometry_from_slots(request.queue_len, worker_groups, width_limit)
+        });
         Ok(ResidentGridPlan {
             geometry,
             worker_groups,

@@ -1,121 +1,16 @@
-//! Megakernel grid request, limits, plan cache, and recommendation surface.
+//! The two per-thread plan caches (grid plans and geometries), each bounded
+//! to [`GRID_PLAN_CACHE_CAP`] entries with least-recently-used eviction.
+//! Lookups take the computation to run on a miss, so this module needs no
+//! sizing rule of its own.
 
 use std::cell::RefCell;
 
-use vyre_driver::backend::BackendError;
-
-use super::cache::BoundedLru;
 use super::geometry::ResidentLaunchGeometry;
-use super::sizing::ResidentSizingPolicy;
+use super::lru::BoundedLru;
+use super::types::{ResidentGridLimits, ResidentGridPlan, ResidentGridRequest};
 
 /// Entries each plan cache holds before evicting the least recently used.
 pub(super) const GRID_PLAN_CACHE_CAP: usize = 128;
-
-/// Adapter limits that bound a megakernel worker-grid recommendation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct ResidentGridLimits {
-    /// Adapter maximum workgroup size in the x dimension.
-    pub max_workgroup_size_x: u32,
-    /// Adapter maximum compute workgroups per dimension.
-    pub max_compute_workgroups_per_dimension: u32,
-    /// Adapter maximum invocations per compute workgroup.
-    pub max_compute_invocations_per_workgroup: u32,
-}
-
-impl ResidentGridLimits {
-    /// Construct megakernel grid limits from backend adapter limits.
-    #[must_use]
-    pub const fn new(
-        max_workgroup_size_x: u32,
-        max_compute_workgroups_per_dimension: u32,
-        max_compute_invocations_per_workgroup: u32,
-    ) -> Self {
-        Self {
-            max_workgroup_size_x,
-            max_compute_workgroups_per_dimension,
-            max_compute_invocations_per_workgroup,
-        }
-    }
-
-    /// Check that every limit is usable.
-    ///
-    /// # Errors
-    ///
-    /// [`BackendError`] naming the first limit that is zero.
-    pub fn validate(self) -> Result<(), BackendError> {
-        let checks = [
-            (self.max_workgroup_size_x, "max_workgroup_size_x"),
-            (
-                self.max_compute_workgroups_per_dimension,
-                "max_compute_workgroups_per_dimension",
-            ),
-            (
-                self.max_compute_invocations_per_workgroup,
-                "max_compute_invocations_per_workgroup",
-            ),
-        ];
-        for (value, name) in checks {
-            if value == 0 {
-                return Err(BackendError::new(format!(
-                    "megakernel {name} must be non-zero. Fix: pass live adapter limits instead of a zero limit."
-                )));
-            }
-        }
-        Ok(())
-    }
-}
-
-/// Logical work shape requested for a megakernel worker-grid recommendation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct ResidentGridRequest {
-    /// Logical ring slots or work items queued for this launch.
-    pub queue_len: u32,
-    /// Caller-requested worker workgroup ceiling. Zero means derive from occupancy.
-    pub requested_worker_groups: u32,
-}
-
-impl ResidentGridRequest {
-    /// Construct a worker-grid request.
-    #[must_use]
-    pub const fn new(queue_len: u32, requested_worker_groups: u32) -> Self {
-        Self {
-            queue_len,
-            requested_worker_groups,
-        }
-    }
-}
-
-/// Resolved worker-grid plan shared by direct and policy-driven megakernel paths.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ResidentGridPlan {
-    /// Padded launch geometry for the ring protocol.
-    pub geometry: ResidentLaunchGeometry,
-    /// Worker workgroups selected for the dispatch.
-    pub worker_groups: u32,
-}
-
-impl ResidentGridPlan {
-    /// Resolve worker groups, workgroup width, slot padding, and dispatch grid
-    /// with [`ResidentSizingPolicy::standard`], through this thread's plan
-    /// cache.
-    ///
-    /// # Errors
-    ///
-    /// Returns [`BackendError`] when adapter limits are malformed (a zero
-    /// limit). Errors are not cached.
-    pub fn recommend(
-        request: ResidentGridRequest,
-        limits: ResidentGridLimits,
-    ) -> Result<Self, BackendError> {
-        let key = (request, limits);
-        if let Some(plan) = PLANNER_CACHE.with(|cache| cache.borrow_mut().get_grid_plan(&key)) {
-            return Ok(plan);
-        }
-        let plan = ResidentSizingPolicy::standard().calculate_optimal_grid(request, limits)?;
-        PLANNER_CACHE.with(|cache| cache.borrow_mut().insert_grid_plan(key, plan));
-        Ok(plan)
-    }
-}
 
 /// Hit and miss counts of this thread's plan caches since the thread began.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -201,28 +96,41 @@ thread_local! {
         RefCell::new(MegakernelPlannerCache::default());
 }
 
-/// [`ResidentSizingPolicy::geometry_from_slots`] of the standard policy,
-/// through this thread's geometry cache.
-pub(super) fn cached_geometry(
+/// The cached grid plan for `(request, limits)`, or `plan()`'s answer, which
+/// is cached when it is `Ok` (errors never are).
+pub(super) fn grid_plan<E>(
+    request: ResidentGridRequest,
+    limits: ResidentGridLimits,
+    plan: impl FnOnce() -> Result<ResidentGridPlan, E>,
+) -> Result<ResidentGridPlan, E> {
+    let key = (request, limits);
+    if let Some(hit) = PLANNER_CACHE.with(|cache| cache.borrow_mut().get_grid_plan(&key)) {
+        return Ok(hit);
+    }
+    let fresh = plan()?;
+    PLANNER_CACHE.with(|cache| cache.borrow_mut().insert_grid_plan(key, fresh));
+    Ok(fresh)
+}
+
+/// The cached geometry for `slot_count` slots on `worker_count` workgroups
+/// of at most `max_workgroup_size_x`, or `compute()`'s answer, cached.
+pub(super) fn geometry(
     slot_count: u32,
     worker_count: u32,
     max_workgroup_size_x: u32,
+    compute: impl FnOnce() -> ResidentLaunchGeometry,
 ) -> ResidentLaunchGeometry {
     let key = GeometryCacheKey {
         slot_count,
         worker_count,
         max_workgroup_size_x,
     };
-    if let Some(geometry) = PLANNER_CACHE.with(|cache| cache.borrow_mut().get_geometry(&key)) {
-        return geometry;
+    if let Some(hit) = PLANNER_CACHE.with(|cache| cache.borrow_mut().get_geometry(&key)) {
+        return hit;
     }
-    let geometry = ResidentSizingPolicy::standard().geometry_from_slots(
-        slot_count,
-        worker_count,
-        max_workgroup_size_x,
-    );
-    PLANNER_CACHE.with(|cache| cache.borrow_mut().insert_geometry(key, geometry));
-    geometry
+    let fresh = compute();
+    PLANNER_CACHE.with(|cache| cache.borrow_mut().insert_geometry(key, fresh));
+    fresh
 }
 
 #[cfg(test)]
@@ -326,6 +234,7 @@ mod tests {
 
     #[test]
     fn zero_limits_are_refused_and_not_cached() {
+        use crate::plan::grid::ResidentGridPlan;
         let before = planner_cache_stats();
         for bad in [
             ResidentGridLimits::new(0, 65_535, 256),

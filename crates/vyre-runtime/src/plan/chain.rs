@@ -4,8 +4,9 @@
 //! *chaining*: recording several levels in one submission, each sized on the
 //! device by the previous one, with one readback at the end. The engine
 //! chains queue-form topologies when the last level spent most of its time on
-//! launch and readback (the same thresholds the policy uses for fusion:
-//! fusion pressure ≥ 0.70 and launch overhead ≥ 15% of the dispatch cost),
+//! launch and readback (the policy's own fusion thresholds: fusion pressure
+//! at least `FUSION_PRESSURE` and launch overhead at least
+//! `LAUNCH_PRESSURE_BPS` of the dispatch cost),
 //! doubling the chain up to [`MAX_CHAIN_LEVELS`] while that holds, from the
 //! levels the last command actually ran (a chain that stopped early is not
 //! doubled, so levels recorded past a stop stay few). Bitmap
@@ -19,42 +20,47 @@
 
 use vyre_driver::backend::{FrontierForm, frontier_form_of};
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
+use vyre_driver::megakernel_execution::thresholds::{
+    DENSE_DENSITY, FUSION_PRESSURE, HYBRID_HOLD_UNDER_DENSE_DENSITY, LAUNCH_PRESSURE_BPS,
+    SPARSE_HOLD_DENSITY, WARP_SPARSE_HOLD_DENSITY,
+};
 
-use super::request::ChainMode;
-use super::telemetry::SearchTelemetry;
+use crate::engine::ChainMode;
+use crate::engine::telemetry::SearchTelemetry;
 
-/// Longest chain of per-wave levels in one submission. On the H200 a wgpu
-/// chain of 64 levels still spent a quarter of its time per level on the
-/// command's fixed cost (17.2 µs per level against 12.9 µs at 256).
+/// Longest chain of per-wave levels in one submission: long enough that a
+/// command's fixed cost is a small share of each level (docs/BENCHMARKS.md
+/// has the measurements).
 pub const MAX_CHAIN_LEVELS: u32 = 256;
 
 /// Most levels one fused launch runs before returning to the host.
 pub const MAX_FUSED_LEVELS: u32 = 1024;
 
-const CHAIN_FUSION_PRESSURE: f64 = 0.70;
-const CHAIN_LAUNCH_OVERHEAD_SHARE: f64 = 0.15;
+/// Launch overhead, as a share of the dispatch cost, from which a chain pays.
+const CHAIN_LAUNCH_OVERHEAD_SHARE: f64 = LAUNCH_PRESSURE_BPS as f64 / 10_000.0;
 
-/// Upper density edge of the band each topology is chosen for (the policy's
-/// next threshold plus its 0.025 frontier hysteresis).
+/// Upper density edge of the band each topology is chosen for: the density
+/// up to which the policy's hysteresis holds it.
 fn band_upper_density(topology: MegakernelExecutionTopology) -> f64 {
     match topology {
-        MegakernelExecutionTopology::WarpSparseFrontier => 0.031_25 + 0.025,
-        MegakernelExecutionTopology::SparseFrontier => 0.125 + 0.025,
-        MegakernelExecutionTopology::HybridFrontier => 0.70 + 0.025,
+        MegakernelExecutionTopology::WarpSparseFrontier => WARP_SPARSE_HOLD_DENSITY,
+        MegakernelExecutionTopology::SparseFrontier => SPARSE_HOLD_DENSITY,
+        MegakernelExecutionTopology::HybridFrontier => HYBRID_HOLD_UNDER_DENSE_DENSITY,
         // A fused wave hands over once a dense topology would win.
-        MegakernelExecutionTopology::FusedWave => 0.70,
+        MegakernelExecutionTopology::FusedWave => DENSE_DENSITY,
         MegakernelExecutionTopology::DenseFrontier
         | MegakernelExecutionTopology::BlockDenseFrontier => 1.0,
     }
 }
 
-/// Chain length state for one search.
+/// How long the next chain of one search may be: it doubles while launch
+/// overhead dominates, from the levels the last command actually ran.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct ChainPlanner {
+pub(crate) struct ChainLength {
     current: u32,
 }
 
-impl ChainPlanner {
+impl ChainLength {
     pub(crate) fn new() -> Self {
         Self { current: 1 }
     }
@@ -78,7 +84,7 @@ impl ChainPlanner {
             ChainMode::Levels(n) => n.clamp(1, MAX_CHAIN_LEVELS),
             ChainMode::Auto => {
                 let cost = telemetry.dispatch_cost_ns();
-                let overhead_dominates = telemetry.fusion_pressure() >= CHAIN_FUSION_PRESSURE
+                let overhead_dominates = telemetry.fusion_pressure() >= FUSION_PRESSURE
                     && cost > 0.0
                     && launch_overhead_ns / cost >= CHAIN_LAUNCH_OVERHEAD_SHARE;
                 self.current = if overhead_dominates {
@@ -114,6 +120,7 @@ impl ChainPlanner {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::telemetry::at;
     use vyre_driver::backend::{LevelRecord, WaveReport};
 
     const WARP_SPARSE: MegakernelExecutionTopology =
@@ -122,7 +129,7 @@ mod tests {
     /// Telemetry after commands whose levels took 12 µs of wall and 1 µs on
     /// the device each: launch-bound.
     fn launch_bound() -> SearchTelemetry {
-        let mut t = SearchTelemetry::start(1 << 20, 1 << 22, 1, 4);
+        let mut t = SearchTelemetry::start(1 << 20, 1 << 22, at(1, 4));
         for _ in 0..2 {
             let report = WaveReport {
                 levels: vec![LevelRecord {
@@ -133,12 +140,11 @@ mod tests {
                     device_ns: Some(1_000),
                     ..LevelRecord::default()
                 }],
-                frontier: None,
                 wall_ns: 12_000,
                 device_ns: Some(1_000),
                 readback_bytes: 0,
             };
-            t.observe(&report, 9_000.0);
+            t.observe(WARP_SPARSE, &report, 9_000.0);
         }
         t
     }
@@ -146,7 +152,7 @@ mod tests {
     #[test]
     fn chains_double_up_to_the_cap_while_launch_bound() {
         let t = launch_bound();
-        let mut chains = ChainPlanner::new();
+        let mut chains = ChainLength::new();
         let lengths: Vec<u32> = (0..10)
             .map(|_| chains.levels(ChainMode::Auto, WARP_SPARSE, &t, 9_000.0))
             .collect();
@@ -156,7 +162,7 @@ mod tests {
     #[test]
     fn a_chain_that_stopped_early_grows_from_what_it_ran() {
         let t = launch_bound();
-        let mut chains = ChainPlanner::new();
+        let mut chains = ChainLength::new();
         for _ in 0..8 {
             chains.levels(ChainMode::Auto, WARP_SPARSE, &t, 9_000.0);
         }
@@ -169,8 +175,8 @@ mod tests {
 
     #[test]
     fn kernel_bound_levels_and_bitmaps_run_one_level() {
-        let t = SearchTelemetry::start(1 << 20, 1 << 22, 1, 4);
-        let mut chains = ChainPlanner::new();
+        let t = SearchTelemetry::start(1 << 20, 1 << 22, at(1, 4));
+        let mut chains = ChainLength::new();
         assert_eq!(chains.levels(ChainMode::Auto, WARP_SPARSE, &t, 9_000.0), 1);
         let dense = MegakernelExecutionTopology::DenseFrontier;
         assert_eq!(chains.levels(ChainMode::Levels(64), dense, &t, 9_000.0), 1);

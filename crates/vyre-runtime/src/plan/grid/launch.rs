@@ -1,0 +1,100 @@
+//! The engine's launch shape for each command: the first level's grid, the
+//! rule later levels of a chain are sized by, and a fused launch's width.
+
+use vyre_driver::backend::{
+    BackendError, DeviceCapabilities, EDGES_PER_LANE, LaunchShape, LevelSizing,
+    edge_balanced_slots, is_edge_balanced, slots_for,
+};
+use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
+
+use super::types::{ResidentGridLimits, ResidentGridPlan, ResidentGridRequest};
+
+/// The frontier a launch is sized for.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FrontierSize {
+    /// Vertices in the frontier.
+    pub vertices: u32,
+    /// Their out-edges.
+    pub edges: u64,
+    /// Vertices in the graph.
+    pub graph_vertices: u32,
+    /// Stored edges in the graph.
+    pub graph_edges: u64,
+}
+
+/// The launch of a command of `topology` over `frontier`.
+///
+/// - First level: [`ResidentGridPlan::recommend`] over the level's slots.
+///   Edge-balanced topologies (sparse, hybrid) get lanes for the frontier's
+///   out-edges too ([`EDGES_PER_LANE`] each), so a frontier of a few hubs
+///   still spreads its edges; but never past the lanes the device holds at
+///   once (`resident_lanes`, when reported): workgroups beyond those add
+///   per-workgroup cost and no parallelism.
+/// - Later levels of a chain: [`LevelSizing`] with the same edges per lane,
+///   at most what a frontier of every vertex and edge could use, and no more
+///   than the device holds at once.
+/// - A fused launch is persistent: it asks for every resident workgroup of
+///   the width its kernel was compiled for (the planner never grants more
+///   than asked), because its frontier may grow inside the launch.
+pub(crate) fn size_launch(
+    topology: MegakernelExecutionTopology,
+    frontier: FrontierSize,
+    caps: &DeviceCapabilities,
+) -> Result<LaunchShape, BackendError> {
+    let vertex_count = frontier.graph_vertices;
+    let device_lanes = match caps.resident_lanes {
+        0 => u32::MAX,
+        lanes => lanes,
+    };
+    let balanced = is_edge_balanced(topology);
+    let slots_of = |vertices: u32, edges: u64| {
+        let by_vertices = slots_for(topology, vertices, vertex_count).max(1);
+        if balanced {
+            by_vertices.max(edge_balanced_slots(edges).min(device_lanes))
+        } else {
+            by_vertices
+        }
+    };
+    let slots = slots_of(frontier.vertices, frontier.edges);
+    let fused = topology == MegakernelExecutionTopology::FusedWave;
+    let (limits, request) = if fused {
+        let limits = ResidentGridLimits::new(
+            caps.resident_workgroup_size,
+            caps.max_compute_workgroups_per_dimension,
+            caps.max_compute_invocations_per_workgroup,
+        );
+        let resident_slots = caps
+            .resident_workgroups
+            .saturating_mul(caps.resident_workgroup_size);
+        (
+            limits,
+            ResidentGridRequest::new(slots.max(resident_slots), caps.resident_workgroups),
+        )
+    } else {
+        let limits = ResidentGridLimits::new(
+            caps.max_workgroup_size_x,
+            caps.max_compute_workgroups_per_dimension,
+            caps.max_compute_invocations_per_workgroup,
+        );
+        (limits, ResidentGridRequest::new(slots, 0))
+    };
+    let plan = ResidentGridPlan::recommend(request, limits)?;
+    let width = plan.geometry.workgroup_size_x;
+    let largest_level = slots_of(vertex_count, frontier.graph_edges).div_ceil(width);
+    let device_full = match caps.resident_lanes {
+        0 => u32::MAX,
+        lanes => (lanes / width).max(1),
+    };
+    let max_workgroups = largest_level
+        .min(device_full)
+        .clamp(1, limits.max_compute_workgroups_per_dimension);
+    Ok(LaunchShape {
+        workgroup_size_x: width,
+        dispatch_grid: plan.geometry.dispatch_grid,
+        slots_per_lane: plan.geometry.slots_per_lane(),
+        later: LevelSizing {
+            edges_per_lane: if balanced { EDGES_PER_LANE } else { 0 },
+            max_workgroups,
+        },
+    })
+}
