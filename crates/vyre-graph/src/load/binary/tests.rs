@@ -27,6 +27,15 @@ fn file_of(graph: &Graph) -> Vec<u8> {
     bytes
 }
 
+fn directed_kron(scale: u32) -> Graph {
+    kronecker(KroneckerSpec {
+        scale,
+        directed: true,
+        ..KroneckerSpec::default()
+    })
+    .unwrap()
+}
+
 /// A header of `vertices` and `edges` with the given flags.
 fn header(flags: u32, vertices: u64, edges: u64) -> Vec<u8> {
     let mut bytes = MAGIC.to_vec();
@@ -147,12 +156,7 @@ fn content_defects_behind_a_valid_checksum_are_typed_errors_at_their_byte() {
 
 #[test]
 fn a_directed_file_with_a_bad_target_fails_before_its_reverse_is_built() {
-    let g = kronecker(KroneckerSpec {
-        scale: 4,
-        directed: true,
-        ..KroneckerSpec::default()
-    })
-    .unwrap();
+    let g = directed_kron(4);
     let (n, m) = (u64::from(g.vertex_count()), g.edge_count());
     let mut bytes = file_of(&g);
     set_target(&mut bytes, n, m - 1, 1_000_000);
@@ -224,12 +228,7 @@ fn a_header_declaring_2_pow_29_isolated_vertices_is_refused_before_reading_on() 
 
 #[test]
 fn a_binary_graph_over_the_memory_limit_is_refused() {
-    let g = kronecker(KroneckerSpec {
-        scale: 10,
-        directed: true,
-        ..KroneckerSpec::default()
-    })
-    .unwrap();
+    let g = directed_kron(10);
     let bytes = file_of(&g);
     let tight = LoadOptions {
         memory_limit: Some(bytes.len() as u64 / 2),
