@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Parser;
 use vyre::graph::Graph;
-use vyre::graph::load::{LoadOptions, Progress};
+use vyre::graph::load::{DEFAULT_MAX_DECOMPRESSED_BYTES, LoadOptions, Progress};
 use vyre::graph::spec::{GraphSpec, SpecOptions};
 use vyre::graph::teps::sample_sources;
 use vyre::{BackendChoice, ChainMode, TopologyChoice, parse_topology};
@@ -58,6 +58,9 @@ pub struct Args {
     /// Seed of the generators and the source sampling.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Refuse a gzip file that decompresses to more than this many bytes.
+    #[arg(long, default_value_t = DEFAULT_MAX_DECOMPRESSED_BYTES)]
+    pub max_decompressed_bytes: u64,
 }
 
 impl Args {
@@ -71,6 +74,7 @@ impl Args {
             load: LoadOptions {
                 symmetrize: self.symmetrize,
                 progress: if self.json { None } else { Some(&show) },
+                max_decompressed_bytes: self.max_decompressed_bytes,
                 ..LoadOptions::default()
             },
         };

@@ -1,6 +1,7 @@
 //! Compressed sparse rows: the one graph layout every backend uploads.
 
 use crate::GraphError;
+use crate::error::CsrDefect;
 
 /// A graph's out-edges in compressed sparse row form.
 ///
@@ -18,41 +19,17 @@ impl Csr {
     ///
     /// # Errors
     ///
-    /// [`GraphError::InvalidCsr`] when the offsets are not monotone, do not
-    /// start at 0 or end at `targets.len()`, or a target is out of range.
+    /// [`GraphError::MalformedCsr`] when the offsets are not monotone, do
+    /// not start at 0 or end at `targets.len()`, or a target is out of range.
     pub fn from_parts(offsets: Vec<u64>, targets: Vec<u32>) -> Result<Self, GraphError> {
-        let invalid = |reason: String| Err(GraphError::InvalidCsr { reason });
-        let Some((&first, &last)) = offsets.first().zip(offsets.last()) else {
-            return invalid("offsets are empty (a graph of n vertices needs n + 1)".into());
-        };
-        if first != 0 {
-            return invalid(format!("offsets start at {first}, not 0"));
-        }
-        if last != targets.len() as u64 {
-            return invalid(format!(
-                "offsets end at {last} but there are {} targets",
-                targets.len()
-            ));
-        }
-        let vertex_count = offsets.len() - 1;
-        if vertex_count > u32::MAX as usize {
-            return invalid(format!("{vertex_count} vertices do not fit u32 ids"));
-        }
-        if let Some(w) = offsets.windows(2).position(|w| w[0] > w[1]) {
-            return invalid(format!("offsets decrease at vertex {w}"));
-        }
-        if let Some(&t) = targets.iter().find(|&&t| t as usize >= vertex_count) {
-            return invalid(format!(
-                "target {t} is out of range for {vertex_count} vertices"
-            ));
-        }
+        check_parts(&offsets, &targets).map_err(GraphError::MalformedCsr)?;
         Ok(Self { offsets, targets })
     }
 
     /// Wrap arrays the builder produced, which are valid by construction;
     /// skips the O(m) scan of [`Csr::from_parts`].
     pub(crate) fn from_built(offsets: Vec<u64>, targets: Vec<u32>) -> Self {
-        debug_assert!(Self::from_parts(offsets.clone(), targets.clone()).is_ok());
+        debug_assert_eq!(check_parts(&offsets, &targets), Ok(()));
         Self { offsets, targets }
     }
 
@@ -108,6 +85,42 @@ impl Csr {
     pub fn into_parts(self) -> (Vec<u64>, Vec<u32>) {
         (self.offsets, self.targets)
     }
+}
+
+/// The first defect of `offsets` and `targets` as a CSR, if any.
+fn check_parts(offsets: &[u64], targets: &[u32]) -> Result<(), CsrDefect> {
+    let Some((&first, &last)) = offsets.first().zip(offsets.last()) else {
+        return Err(CsrDefect::NoOffsets);
+    };
+    if first != 0 {
+        return Err(CsrDefect::FirstOffset { found: first });
+    }
+    let edges = targets.len() as u64;
+    if last != edges {
+        return Err(CsrDefect::LastOffset {
+            found: last,
+            targets: edges,
+        });
+    }
+    let vertices = offsets.len() as u64 - 1;
+    if vertices > u64::from(u32::MAX) {
+        return Err(CsrDefect::TooManyVertices { vertices });
+    }
+    if let Some(v) = offsets.windows(2).position(|w| w[0] > w[1]) {
+        return Err(CsrDefect::Decreasing {
+            vertex: v as u64,
+            start: offsets[v],
+            end: offsets[v + 1],
+        });
+    }
+    if let Some(index) = targets.iter().position(|&t| u64::from(t) >= vertices) {
+        return Err(CsrDefect::TargetOutOfRange {
+            index: index as u64,
+            target: targets[index],
+            vertices,
+        });
+    }
+    Ok(())
 }
 
 /// A graph ready for search: its out-edges and, for directed graphs, its
@@ -183,5 +196,51 @@ impl Graph {
     #[must_use]
     pub fn edge_count(&self) -> u64 {
         self.out_edges.edge_count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn defect(offsets: Vec<u64>, targets: Vec<u32>) -> CsrDefect {
+        match Csr::from_parts(offsets, targets) {
+            Err(GraphError::MalformedCsr(defect)) => defect,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn from_parts_names_the_first_defect() {
+        assert_eq!(defect(vec![], vec![]), CsrDefect::NoOffsets);
+        assert_eq!(
+            defect(vec![1, 1], vec![0]),
+            CsrDefect::FirstOffset { found: 1 }
+        );
+        assert_eq!(
+            defect(vec![0, 1, 1], vec![1, 0]),
+            CsrDefect::LastOffset {
+                found: 1,
+                targets: 2
+            }
+        );
+        assert_eq!(
+            defect(vec![0, 2, 1, 2], vec![1, 0]),
+            CsrDefect::Decreasing {
+                vertex: 1,
+                start: 2,
+                end: 1
+            }
+        );
+        assert_eq!(
+            defect(vec![0, 1, 2], vec![1, 2]),
+            CsrDefect::TargetOutOfRange {
+                index: 1,
+                target: 2,
+                vertices: 2
+            }
+        );
+        let csr = Csr::from_parts(vec![0, 1, 2], vec![1, 0]).unwrap();
+        assert_eq!(csr.neighbors(1), &[0]);
     }
 }

@@ -11,6 +11,8 @@
 //! - [`bfs`]: the serial reference, the level steps a backend drives, and
 //!   a parallel direction-optimizing BFS.
 //! - [`validate`] / [`teps`]: Graph500's five checks and TEPS counting.
+//! - [`memory`]: host memory limits; builds and loads check their
+//!   estimated peak against them and allocate fallibly.
 //!
 //! Vertex ids are `u32` ([`UNREACHED`] = `u32::MAX` marks unreached
 //! vertices, so ids go up to `u32::MAX - 1`); edge offsets are `u64`.
@@ -23,13 +25,14 @@ pub mod csr;
 pub mod error;
 pub mod generate;
 pub mod load;
+pub mod memory;
 pub mod save;
 pub mod spec;
 pub mod teps;
 pub mod validate;
 
 pub use csr::{Csr, Graph};
-pub use error::GraphError;
+pub use error::{CsrDefect, GraphError};
 
 /// Depth (and parent) value of a vertex the search did not reach.
 pub const UNREACHED: u32 = u32::MAX;

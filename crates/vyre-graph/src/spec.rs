@@ -5,11 +5,16 @@ use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
 
+use crate::build::{BuildFootprint, BuildOptions};
 use crate::generate::{
     KroneckerSpec, UniformSpec, chain, grid_2d, kronecker, star, uniform_random,
 };
 use crate::load::{LoadError, LoadOptions, load_graph};
+use crate::memory::{self, MemoryLimit};
 use crate::{Graph, GraphError};
+
+/// Generated edges per vertex of `kron:S` and `urand:S` (Graph500's 16).
+const EDGE_FACTOR: u32 = 16;
 
 /// A graph named by a string (see [`GraphSpec::from_str`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -177,7 +182,7 @@ pub struct SpecOptions<'a> {
     pub seed: u64,
     /// Generate directed Kronecker and uniform graphs.
     pub directed: bool,
-    /// How files are loaded.
+    /// How files are loaded; its `memory_limit` bounds generators too.
     pub load: LoadOptions<'a>,
 }
 
@@ -201,27 +206,34 @@ impl GraphSpec {
         self.build_with(SpecOptions::default())
     }
 
-    /// Make the graph.
+    /// Make the graph. A generator first checks that its peak memory fits
+    /// the limit (`options.load.memory_limit`, or what is available).
     ///
     /// # Errors
     ///
-    /// What the generator or loader returns.
+    /// What the generator or loader returns; [`GraphError::OutOfMemory`]
+    /// before generating a graph that would not fit.
     pub fn build_with(&self, options: SpecOptions<'_>) -> Result<Graph, SpecBuildError> {
+        if let Some(needed) = self.generated_bytes(options.directed) {
+            let memory = MemoryLimit::resolve(options.load.memory_limit);
+            memory::check(memory.as_ref(), needed, || format!("generating {self}"))
+                .map_err(SpecBuildError::Graph)?;
+        }
         let generated = match *self {
             Self::Kronecker { scale } => kronecker(KroneckerSpec {
                 scale,
                 seed: options.seed,
                 directed: options.directed,
+                edge_factor: EDGE_FACTOR,
                 ..KroneckerSpec::default()
             }),
-            Self::Uniform { scale } => {
-                UniformSpec::with_scale(scale, 16, options.seed).and_then(|spec| {
+            Self::Uniform { scale } => UniformSpec::with_scale(scale, EDGE_FACTOR, options.seed)
+                .and_then(|spec| {
                     uniform_random(UniformSpec {
                         directed: options.directed,
                         ..spec
                     })
-                })
-            }
+                }),
             Self::Grid { width, height } => grid_2d(width, height),
             Self::Chain { vertices } => chain(vertices),
             Self::Star { leaves } => star(leaves),
@@ -230,6 +242,44 @@ impl GraphSpec {
             }
         };
         generated.map_err(SpecBuildError::Graph)
+    }
+
+    /// The most host memory generating this graph holds: the edge list the
+    /// simple generators store, and the build. `None` for a file.
+    fn generated_bytes(&self, directed: bool) -> Option<u64> {
+        let random = if directed {
+            BuildOptions::DIRECTED
+        } else {
+            BuildOptions::UNDIRECTED
+        };
+        // Vertices, edges, and the capacity of the edge list the generator
+        // stores (none for the random ones: they recompute their edges).
+        let (vertices, edges, list, options) = match *self {
+            Self::Kronecker { scale } | Self::Uniform { scale } => {
+                (1u64 << scale, u64::from(EDGE_FACTOR) << scale, 0, random)
+            }
+            Self::Grid { width, height } => {
+                let (w, h) = (u64::from(width), u64::from(height));
+                let edges = w.saturating_sub(1) * h + w * h.saturating_sub(1);
+                (w * h, edges, 2 * w * h, BuildOptions::UNDIRECTED)
+            }
+            Self::Chain { vertices } => {
+                let edges = u64::from(vertices).saturating_sub(1);
+                (u64::from(vertices), edges, edges, BuildOptions::UNDIRECTED)
+            }
+            Self::Star { leaves } => {
+                let n = u64::from(leaves);
+                (n + 1, n, n, BuildOptions::UNDIRECTED)
+            }
+            Self::File(_) => return None,
+        };
+        let footprint = BuildFootprint {
+            vertices,
+            edges,
+            options,
+        };
+        let list = list * std::mem::size_of::<(u32, u32)>() as u64;
+        Some(list + footprint.peak_bytes())
     }
 }
 
@@ -283,6 +333,49 @@ mod tests {
             assert_eq!(err.spec, bad);
             assert!(err.to_string().contains("Fix: "), "{err}");
         }
+    }
+
+    fn within(bytes: u64) -> SpecOptions<'static> {
+        SpecOptions {
+            load: LoadOptions {
+                memory_limit: Some(bytes),
+                ..LoadOptions::default()
+            },
+            ..SpecOptions::default()
+        }
+    }
+
+    #[test]
+    fn generators_that_would_not_fit_are_refused_before_generating() {
+        // Generating kron:30 takes minutes and a few hundred GiB: only a
+        // check before generating returns at once.
+        for text in [
+            "kron:30",
+            "urand:28",
+            "grid:20000x20000",
+            "chain:200000000",
+            "star:200000000",
+        ] {
+            let spec: GraphSpec = text.parse().unwrap();
+            let err = spec.build_with(within(1 << 30)).unwrap_err();
+            assert!(
+                matches!(
+                    err,
+                    SpecBuildError::Graph(GraphError::OutOfMemory { limit: Some(_), .. })
+                ),
+                "{text}: {err}"
+            );
+            let message = err.to_string();
+            assert!(
+                message.starts_with(&format!("generating {text} needs about")),
+                "{message}"
+            );
+            assert!(message.contains("Fix: "), "{message}");
+        }
+        let spec: GraphSpec = "chain:100000".parse().unwrap();
+        assert!(spec.build_with(within(1 << 20)).is_err());
+        let g = spec.build_with(within(1 << 30)).unwrap();
+        assert_eq!(g.vertex_count(), 100_000);
     }
 
     #[test]

@@ -62,12 +62,15 @@ pub fn harmonic_mean(values: &[f64]) -> f64 {
 pub fn sample_sources(graph: &Graph, count: usize, seed: u64) -> Vec<u32> {
     let n = graph.vertex_count();
     let csr = graph.out_edges();
-    let mut chosen = Vec::with_capacity(count.min(n as usize));
+    // No more sources than vertices can be found; this also bounds the
+    // attempts below whatever `count` a caller passes.
+    let count = count.min(n as usize);
+    let mut chosen = Vec::with_capacity(count);
     let mut taken = std::collections::HashSet::new();
     let mut rng = SplitMix::stream(seed, 0);
     // Rejection sampling; bounded so that a sparse graph falls through to
     // the exhaustive pass instead of spinning.
-    let attempts = 64 * count as u64 + 1024;
+    let attempts = (count as u64).saturating_mul(64).saturating_add(1024);
     for _ in 0..attempts {
         if chosen.len() == count || n == 0 {
             break;

@@ -3,13 +3,17 @@
 //! The build is a parallel counting sort into preallocated arrays: one pass
 //! counts degrees, one scatters targets, then every row is sorted and
 //! deduplicated in place and the rows are compacted. Besides the finished CSR
-//! it holds one `u64` cursor per vertex, nothing per edge, so a graph of `m`
-//! stored edges and `n` vertices peaks near `4m + 16n` bytes plus the input.
+//! it holds one `u64` cursor per vertex and bounded per-chunk buckets, so a
+//! graph of `m` stored edges and `n` vertices peaks near `4m + 16n` bytes
+//! plus the input ([`BuildFootprint`] gives the bound). Its large arrays are
+//! allocated fallibly: a refusal is [`GraphError::OutOfMemory`].
 
+mod footprint;
 mod rows;
 mod scatter;
 mod source;
 
+pub use footprint::BuildFootprint;
 pub use source::{EdgeSource, ReversedCsr};
 
 use crate::{Csr, Graph, GraphError};
@@ -69,7 +73,8 @@ pub fn build_graph(
 ///
 /// [`GraphError::InvalidCsr`] when an endpoint is not below `vertex_count`,
 /// [`GraphError::TooLarge`] when the edge count does not fit this machine's
-/// address space.
+/// address space, [`GraphError::OutOfMemory`] when an array cannot be
+/// allocated.
 pub fn build_graph_from<S: EdgeSource + ?Sized>(
     vertex_count: u32,
     edges: &S,
@@ -79,22 +84,23 @@ pub fn build_graph_from<S: EdgeSource + ?Sized>(
     if options.symmetrize {
         return Ok(Graph::symmetric(out));
     }
-    let reverse = transpose(&out);
+    let reverse = transpose(&out)?;
     Graph::directed(out, reverse)
 }
 
 /// The reverse (in-edge) CSR of `csr`, adjacency sorted.
-#[must_use]
-pub fn transpose(csr: &Csr) -> Csr {
+///
+/// # Errors
+///
+/// [`GraphError::OutOfMemory`] when its arrays cannot be allocated (a
+/// valid CSR's reversal is otherwise always valid).
+pub fn transpose(csr: &Csr) -> Result<Csr, GraphError> {
     let keep_all = BuildOptions {
         symmetrize: false,
         remove_self_loops: false,
         remove_duplicates: false,
     };
-    // A valid CSR's reversal has the same vertex count and in-range ids, and
-    // its edge count already fits memory, so this cannot fail.
     build_csr(csr.vertex_count(), &ReversedCsr(csr), keep_all)
-        .unwrap_or_else(|_| unreachable!("reversing a valid CSR yields a valid CSR"))
 }
 
 /// The out-edge CSR of an edge source under `options`.

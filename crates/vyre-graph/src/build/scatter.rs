@@ -13,6 +13,7 @@ use rayon::prelude::*;
 
 use super::{BuildOptions, EdgeSource};
 use crate::GraphError;
+use crate::memory::{try_with_capacity, try_zeroed};
 
 /// Edges per parallel reading task.
 const BLOCK: u64 = 1 << 16;
@@ -129,6 +130,7 @@ where
     let m = edges.edge_count();
     let parts = states.len();
     debug_assert_eq!(parts, owners.bounds.len() - 1);
+    let share = (BLOCK as usize * copies(options)).div_ceil(parts);
     let mut first_bad = None;
     // Bucket memory is reused from chunk to chunk: fresh pages would cost
     // the kernel as much time as filling them.
@@ -170,9 +172,61 @@ where
         if first_bad.is_none() {
             first_bad = blocks.iter().find_map(|(_, bad)| *bad);
         }
+        pool[..block_count]
+            .par_iter_mut()
+            .for_each(|(buckets, _)| trim(buckets, share));
         start = end;
     }
     first_bad
+}
+
+/// Stored copies per edge at most: two when symmetrizing.
+fn copies(options: BuildOptions) -> usize {
+    if options.symmetrize { 2 } else { 1 }
+}
+
+/// Keep bucket memory for the next chunk, but at most twice what each
+/// bucket held plus an even `share`: input sorted by source fills one
+/// owner's buckets per chunk, and keeping every owner's peak would hold
+/// `parts` times the chunk.
+fn trim<I>(buckets: &mut [Vec<I>], share: usize) {
+    for bucket in buckets {
+        if bucket.capacity() > 2 * bucket.len() + share {
+            bucket.shrink_to(bucket.len() + share);
+        }
+    }
+}
+
+/// Owner ranges per pass: a few per thread, for balance.
+fn part_count() -> usize {
+    (4 * rayon::current_num_threads()).clamp(1, 1024)
+}
+
+/// The most bytes [`scatter`] holds at once for `vertices` and `edges`
+/// read (its output included): the scatter pass's counts, offsets,
+/// targets (every stored copy, before deduplication) and buckets. The
+/// counting pass before it holds less (counts and 4-byte buckets).
+pub(super) fn peak_bytes(vertices: u64, edges: u64, options: BuildOptions) -> u64 {
+    let copies = copies(options) as u64;
+    let stored = edges.saturating_mul(copies);
+    let arrays = vertices
+        .saturating_mul(16)
+        .saturating_add(8)
+        .saturating_add(stored.saturating_mul(4));
+    // Per block of a chunk, `trim` leaves at most 3 × the block's items of
+    // capacity and growth by doubling adds at most 2 × them; each bucket
+    // also has its vector header.
+    let item = std::mem::size_of::<(u32, u32)>() as u64;
+    let blocks = (CHUNK / BLOCK).min(edges.div_ceil(BLOCK));
+    let per_block = 5 * BLOCK.min(edges) * copies * item
+        + part_count() as u64 * std::mem::size_of::<Vec<(u32, u32)>>() as u64;
+    // Two owner tables of at most 2^16 + 1 two-byte cells; the owner
+    // states, the block pool's spine and the row phase's chunk lists (a
+    // few per thread) take less than the rest of a MiB.
+    let small = 1 << 20;
+    arrays
+        .saturating_add(blocks.saturating_mul(per_block))
+        .saturating_add(small)
 }
 
 /// Split `slice` into consecutive pieces of the given lengths.
@@ -193,9 +247,9 @@ pub(super) fn scatter<S: EdgeSource + ?Sized>(
     options: BuildOptions,
 ) -> Result<Scattered, GraphError> {
     let n = vertex_count as usize;
-    let parts = (4 * rayon::current_num_threads()).clamp(1, 1024);
+    let parts = part_count();
 
-    let mut counts = vec![0u64; n];
+    let mut counts = try_zeroed::<u64>(n, || format!("the degrees of {n} vertices"))?;
     let owners = Owners::new(vertex_count, parts, u64::from);
     let mut states: Vec<(usize, &mut [u64])> = owners
         .ranges()
@@ -220,7 +274,7 @@ pub(super) fn scatter<S: EdgeSource + ?Sized>(
         });
     }
 
-    let mut offsets = Vec::with_capacity(n + 1);
+    let mut offsets = try_with_capacity(n + 1, || format!("the offsets of {n} vertices"))?;
     let mut total = 0u64;
     offsets.push(0);
     for c in &mut counts {
@@ -234,7 +288,7 @@ pub(super) fn scatter<S: EdgeSource + ?Sized>(
             what: format!("{total} stored edges"),
         });
     }
-    let mut targets = vec![0u32; total as usize];
+    let mut targets = try_zeroed::<u32>(total as usize, || format!("{total} stored edges"))?;
     let owners = Owners::new(vertex_count, parts, |v| offsets[v as usize]);
     let cursors = split_by(&mut counts, owners.ranges().map(|r| r.len()));
     let rows = split_by(
@@ -271,6 +325,23 @@ pub(super) fn scatter<S: EdgeSource + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn trimming_keeps_at_most_twice_each_bucket_plus_a_share() {
+        let bucket = |capacity: usize, len: usize| {
+            let mut b: Vec<u32> = Vec::with_capacity(capacity);
+            b.resize(len, 7);
+            b
+        };
+        // A bucket an earlier chunk filled and this one left empty, a
+        // full one, one within its share.
+        let mut buckets = vec![bucket(65_536, 0), bucket(65_536, 65_536), bucket(100, 60)];
+        trim(&mut buckets, 1000);
+        let capacities: Vec<_> = buckets.iter().map(Vec::capacity).collect();
+        assert!((1000..=1100).contains(&capacities[0]), "{capacities:?}");
+        assert_eq!(&capacities[1..], &[65_536, 100]);
+        assert_eq!(buckets[2], vec![7; 60]);
+    }
 
     #[test]
     fn owners_cover_every_vertex_even_near_u32_max() {

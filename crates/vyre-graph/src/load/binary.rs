@@ -16,11 +16,12 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use super::LoadOptions;
 use super::error::{LoadError, LoadErrorKind, Location};
 use super::input::{Input, fill};
-use crate::build::transpose;
-use crate::{Csr, Graph};
+use super::{LoadOptions, check_vertices};
+use crate::build::{BuildFootprint, BuildOptions, transpose};
+use crate::memory::{self, MemoryLimit, try_reserve, try_with_capacity};
+use crate::{Csr, CsrDefect, Graph, GraphError};
 
 /// First bytes of every binary CSR file.
 pub const MAGIC: &[u8; 8] = b"VYRE-CSR";
@@ -83,6 +84,8 @@ struct Reader<'a, 'p> {
     crc: crc32fast::Hasher,
     position: u64,
     expected_len: u64,
+    /// Bounds what the words read may hold.
+    memory: Option<MemoryLimit>,
 }
 
 impl Reader<'_, '_> {
@@ -106,19 +109,34 @@ impl Reader<'_, '_> {
         Ok(())
     }
 
-    /// `count` little-endian words of `W` bytes, read in bounded steps so
-    /// that memory grows only with bytes actually present.
+    /// `count` little-endian words of `W` bytes, read in bounded steps.
+    /// Memory grows with the bytes actually present unless `proven` (the
+    /// file's size matches the header), when all of it is reserved at once.
     fn words<T, const W: usize>(
         &mut self,
         count: u64,
+        proven: bool,
         decode: fn([u8; W]) -> T,
     ) -> Result<Vec<T>, LoadError> {
-        let mut out = Vec::with_capacity(count.min((STEP_BYTES / W) as u64) as usize);
+        let what = || format!("{count} words of {W} bytes");
+        let upfront = if proven { count } else { 0 };
+        let mut out = try_with_capacity(usize::try_from(upfront).unwrap_or(usize::MAX), what)
+            .map_err(|e| self.error(LoadErrorKind::Graph(e)))?;
         let mut buf = Vec::with_capacity(STEP_BYTES);
         let mut left = count;
         while left > 0 {
             let take = left.min((STEP_BYTES / W) as u64) as usize;
             self.bytes(take * W, &mut buf)?;
+            // What is held grows like the bytes read.
+            let held = self.position.saturating_add(STEP_BYTES as u64);
+            memory::check(self.memory.as_ref(), held, || {
+                format!(
+                    "holding the {} bytes of binary CSR read so far",
+                    self.position
+                )
+            })
+            .and_then(|()| try_reserve(&mut out, take, what))
+            .map_err(|e| self.error(LoadErrorKind::Graph(e)))?;
             out.extend(
                 buf.chunks_exact(W)
                     .map(|c| decode(c.try_into().unwrap_or([0; W]))),
@@ -137,14 +155,47 @@ fn le_u64(b: &[u8]) -> u64 {
     u64::from_le_bytes(b.try_into().unwrap_or([0; 8]))
 }
 
+/// The most bytes loading a graph of `vertices` and `edges` holds: its CSR,
+/// the reverse one built from it when `directed`, and the read buffer.
+fn load_bytes(vertices: u64, edges: u64, directed: bool) -> u64 {
+    let csr = if directed {
+        BuildFootprint {
+            vertices,
+            edges,
+            options: BuildOptions::DIRECTED,
+        }
+        .peak_bytes()
+    } else {
+        vertices
+            .saturating_add(1)
+            .saturating_mul(8)
+            .saturating_add(edges.saturating_mul(4))
+    };
+    csr.saturating_add(STEP_BYTES as u64)
+}
+
+/// Where in the file the part of the CSR a defect names lies.
+fn defect_location(defect: &CsrDefect, vertices: u64) -> Option<Location> {
+    let offset = |v: u64| HEADER_BYTES + 8 * v;
+    let byte = match *defect {
+        CsrDefect::FirstOffset { .. } => offset(0),
+        CsrDefect::LastOffset { .. } => offset(vertices),
+        CsrDefect::Decreasing { vertex, .. } => offset(vertex + 1),
+        CsrDefect::TargetOutOfRange { index, .. } => offset(vertices + 1) + 4 * index,
+        CsrDefect::NoOffsets | CsrDefect::TooManyVertices { .. } => return None,
+    };
+    Some(Location::Byte(byte))
+}
+
 /// Load a binary CSR.
-pub(crate) fn load(mut input: Input<'_>, _options: &LoadOptions<'_>) -> Result<Graph, LoadError> {
+pub(crate) fn load(mut input: Input<'_>, options: &LoadOptions<'_>) -> Result<Graph, LoadError> {
     let file_len = if input.gzip { None } else { input.file_len };
     let mut reader = Reader {
         input: &mut input,
         crc: crc32fast::Hasher::new(),
         position: 0,
         expected_len: HEADER_BYTES,
+        memory: MemoryLimit::resolve(options.memory_limit),
     };
     let mut header = Vec::new();
     let short = fill(&mut reader.input.reader, &mut header, HEADER_BYTES as usize)
@@ -201,8 +252,27 @@ pub(crate) fn load(mut input: Input<'_>, _options: &LoadOptions<'_>) -> Result<G
             },
         ));
     }
-    let offsets = reader.words(vertices + 1, u64::from_le_bytes)?;
-    let targets = reader.words(edges, u32::from_le_bytes)?;
+    let path = reader.input.path;
+    check_vertices(path, vertices, edges, options)?;
+    let directed = flags & DIRECTED != 0;
+    let memory = reader.memory;
+    // Checked once the counts are proven: by the file's size here, by the
+    // data itself before the reverse CSR is built. Until then a stream is
+    // only held as far as it goes.
+    let fits = || {
+        memory::check(
+            memory.as_ref(),
+            load_bytes(vertices, edges, directed),
+            || format!("loading a graph of {vertices} vertices and {edges} edges"),
+        )
+        .map_err(|e| LoadError::new(path, None, LoadErrorKind::Graph(e)))
+    };
+    let proven = file_len.is_some();
+    if proven {
+        fits()?;
+    }
+    let offsets = reader.words(vertices + 1, proven, u64::from_le_bytes)?;
+    let targets = reader.words(edges, proven, u32::from_le_bytes)?;
     let computed = reader.crc.clone().finalize();
     let mut trailer = Vec::new();
     let ended = fill(&mut reader.input.reader, &mut trailer, 4 + 1)
@@ -217,23 +287,26 @@ pub(crate) fn load(mut input: Input<'_>, _options: &LoadOptions<'_>) -> Result<G
     if stored != computed {
         return Err(reader.error(LoadErrorKind::BadChecksum { stored, computed }));
     }
-    let path = reader.input.path;
-    let csr = Csr::from_parts(offsets, targets).map_err(|e| {
-        LoadError::new(
+    let csr = Csr::from_parts(offsets, targets).map_err(|e| match e {
+        GraphError::MalformedCsr(defect) => LoadError::new(
             path,
-            None,
-            LoadErrorKind::BinaryCorrupt {
-                reason: e.to_string(),
-            },
-        )
+            defect_location(&defect, vertices),
+            LoadErrorKind::BinaryCsr { defect },
+        ),
+        other => LoadError::new(path, None, LoadErrorKind::Graph(other)),
     })?;
-    if flags & DIRECTED == 0 {
+    if !directed {
         return Ok(Graph::symmetric(csr));
     }
-    let reverse = transpose(&csr);
-    Graph::directed(csr, reverse).map_err(|e| LoadError::new(path, None, LoadErrorKind::Graph(e)))
+    fits()?;
+    let graph_error = |e| LoadError::new(path, None, LoadErrorKind::Graph(e));
+    let reverse = transpose(&csr).map_err(graph_error)?;
+    Graph::directed(csr, reverse).map_err(graph_error)
 }
 
 fn reader_path<'p>(reader: &Reader<'_, 'p>) -> &'p Path {
     reader.input.path
 }
+
+#[cfg(test)]
+mod tests;

@@ -3,7 +3,8 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::GraphError;
+use crate::memory::human_bytes;
+use crate::{CsrDefect, GraphError};
 
 /// Where in a file an error is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -179,6 +180,18 @@ pub enum LoadErrorKind {
     },
     /// The edges do not form a graph.
     Graph(GraphError),
+    /// A gzip stream decompresses to more bytes than the limit
+    /// ([`LoadOptions::max_decompressed_bytes`](super::LoadOptions::max_decompressed_bytes)).
+    DecompressedTooLarge {
+        /// The limit, in decompressed bytes.
+        limit: u64,
+    },
+    /// A binary file whose checksum matches but whose offsets or targets do
+    /// not form a CSR.
+    BinaryCsr {
+        /// What is wrong.
+        defect: CsrDefect,
+    },
 }
 
 /// A loader error: the file, where in it, and what is wrong. Its message
@@ -349,6 +362,15 @@ fn describe(kind: &LoadErrorKind, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             "the stored CSR is invalid: {reason}. Fix: re-save the graph with vyre_graph::load::save_binary."
         ),
         K::Graph(err) => write!(f, "{err}"),
+        K::DecompressedTooLarge { limit } => write!(
+            f,
+            "the gzip stream decompresses to more than {}, the limit on decompressed input. Fix: if this is a real graph, raise the limit with --max-decompressed-bytes (LoadOptions::max_decompressed_bytes); a small file that expands this far is a zip bomb.",
+            human_bytes(*limit)
+        ),
+        K::BinaryCsr { defect } => write!(
+            f,
+            "the stored CSR is invalid although its checksum matches: {defect}. Fix: the file was written by other software or a broken build: re-save the graph with vyre_graph::load::save_binary."
+        ),
     }
 }
 

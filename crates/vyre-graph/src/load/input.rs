@@ -34,16 +34,55 @@ impl Input<'_> {
     /// An error at the current position in the underlying file.
     pub fn read_error(&self, err: &io::Error) -> LoadError {
         let at = Some(Location::Byte(self.consumed.load(Relaxed)));
-        let kind = if self.gzip {
-            LoadErrorKind::Gzip {
-                message: err.to_string(),
-            }
-        } else {
-            LoadErrorKind::Io {
-                message: err.to_string(),
-            }
-        };
-        LoadError::new(self.path, at, kind)
+        LoadError::new(self.path, at, read_error_kind(err, self.gzip))
+    }
+}
+
+/// What a failed read of a (possibly gzip) stream means.
+pub(crate) fn read_error_kind(err: &io::Error, gzip: bool) -> LoadErrorKind {
+    let limit = err
+        .get_ref()
+        .and_then(|e| e.downcast_ref::<PastLimit>())
+        .map(|past| past.0);
+    match limit {
+        Some(limit) => LoadErrorKind::DecompressedTooLarge { limit },
+        None if gzip => LoadErrorKind::Gzip {
+            message: err.to_string(),
+        },
+        None => LoadErrorKind::Io {
+            message: err.to_string(),
+        },
+    }
+}
+
+/// A decompressed stream went past its limit (the limit).
+#[derive(Debug)]
+struct PastLimit(u64);
+
+impl std::fmt::Display for PastLimit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "more than {} bytes decompressed", self.0)
+    }
+}
+
+impl std::error::Error for PastLimit {}
+
+/// Fails once more than `limit` bytes have come through, so that a small
+/// compressed file cannot expand without end.
+struct Limited<R> {
+    inner: R,
+    left: u64,
+    limit: u64,
+}
+
+impl<R: Read> Read for Limited<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.left = self
+            .left
+            .checked_sub(n as u64)
+            .ok_or_else(|| io::Error::other(PastLimit(self.limit)))?;
+        Ok(n)
     }
 }
 
@@ -60,8 +99,9 @@ impl<R: Read> Read for Counting<R> {
     }
 }
 
-/// Open `path` after checking it is a non-empty regular file.
-pub(crate) fn open_path(path: &Path) -> Result<Input<'_>, LoadError> {
+/// Open `path` after checking it is a non-empty regular file; gzip
+/// content may expand to `max_decompressed` bytes.
+pub(crate) fn open_path(path: &Path, max_decompressed: u64) -> Result<Input<'_>, LoadError> {
     let fail = |kind| LoadError::new(path, None, kind);
     let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
         io::ErrorKind::NotFound => fail(LoadErrorKind::NotFound),
@@ -83,14 +123,16 @@ pub(crate) fn open_path(path: &Path) -> Result<Input<'_>, LoadError> {
             message: e.to_string(),
         })
     })?;
-    open_reader(path, file, Some(meta.len()))
+    open_reader(path, file, Some(meta.len()), max_decompressed)
 }
 
-/// Wrap `reader`, decompressing when it starts with the gzip magic.
+/// Wrap `reader`, decompressing (up to `max_decompressed` bytes) when it
+/// starts with the gzip magic.
 pub(crate) fn open_reader<'p>(
     path: &'p Path,
     reader: impl Read + Send + 'p,
     file_len: Option<u64>,
+    max_decompressed: u64,
 ) -> Result<Input<'p>, LoadError> {
     let consumed = Arc::new(AtomicU64::new(0));
     let counting = Counting {
@@ -112,7 +154,11 @@ pub(crate) fn open_reader<'p>(
     }
     let gzip = head.starts_with(&[0x1f, 0x8b]);
     let reader: Box<dyn Read + Send + 'p> = if gzip {
-        Box::new(MultiGzDecoder::new(buffered))
+        Box::new(Limited {
+            inner: MultiGzDecoder::new(buffered),
+            left: max_decompressed,
+            limit: max_decompressed,
+        })
     } else {
         Box::new(buffered)
     };

@@ -10,9 +10,11 @@
 use super::error::{Field, LoadError, LoadErrorKind, Location};
 use super::input::Input;
 use super::text::{
-    LineParser, for_each_block, line_of_data_line, next_token, parse_block, shown, unsigned_field,
+    LineParser, check_held, for_each_block, line_of_data_line, next_token, parse_block, shown,
+    unsigned_field,
 };
 use super::{LoadOptions, finish};
+use crate::memory::{MemoryLimit, try_reserve};
 
 /// What the banner says.
 #[derive(Clone, Copy, Debug)]
@@ -159,6 +161,7 @@ pub(crate) fn load(
     let path = input.path;
     let at = |line: u64, kind| LoadError::new(path, Some(Location::Line(line)), kind);
     let cap_hint = input.file_len.unwrap_or(0) / 4 + 1;
+    let memory = MemoryLimit::resolve(options.memory_limit);
     let mut header = Header::NeedBanner;
     let mut line_no = 0u64;
     let mut pool = Vec::new();
@@ -183,7 +186,9 @@ pub(crate) fn load(
                             let [rows, columns, declared] =
                                 parse_size(line).map_err(|k| at(line_no, k))?;
                             // Preallocate what the file can hold, not what it claims.
-                            edges.reserve(declared.min(cap_hint).min(1 << 32) as usize);
+                            let room = declared.min(cap_hint).min(1 << 32) as usize;
+                            try_reserve(&mut edges, room, || "the declared entries".into())
+                                .map_err(|e| at(line_no, LoadErrorKind::Graph(e)))?;
                             Header::Done(
                                 Entries {
                                     banner,
@@ -214,7 +219,7 @@ pub(crate) fn load(
             ));
         }
         line_no += lines;
-        Ok(())
+        check_held(path, line_no, &edges, memory.as_ref())
     })?;
     let (entries, declared) = match header {
         Header::Done(entries, declared) => (entries, declared),

@@ -12,7 +12,10 @@
 //! Every failure is a [`LoadError`] naming the file, the line or byte, and
 //! the fix. Nothing is allocated on a header's word alone: preallocation is
 //! capped by the file's size, and a vertex count far beyond what the edges
-//! touch is refused (see [`LoadOptions::isolated_vertex_allowance`]).
+//! touch is refused (see [`LoadOptions::isolated_vertex_allowance`]). Gzip
+//! input may expand only so far ([`LoadOptions::max_decompressed_bytes`]),
+//! large arrays are allocated fallibly, and the memory a load will hold is
+//! checked against [`LoadOptions::memory_limit`] before it is allocated.
 
 mod binary;
 mod error;
@@ -29,8 +32,15 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use crate::Graph;
-use crate::build::{BuildOptions, build_graph};
+use crate::build::{BuildFootprint, BuildOptions, build_graph};
+use crate::memory::{self, MemoryLimit};
 use input::Input;
+
+/// Default of [`LoadOptions::max_decompressed_bytes`]: 256 GiB. The largest
+/// public graphs as text (uk-2007-05's 3.7 G edges, GAP's kron and urand)
+/// are well under 100 GB, and decompressing 256 GiB takes minutes, not
+/// hours; memory is guarded separately ([`LoadOptions::memory_limit`]).
+pub const DEFAULT_MAX_DECOMPRESSED_BYTES: u64 = 256 << 30;
 
 /// How far a load has got.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,6 +79,14 @@ pub struct LoadOptions<'a> {
     pub isolated_vertex_allowance: u64,
     /// Called after every block read (a few megabytes) with the bytes read.
     pub progress: Option<&'a (dyn Fn(Progress) + Sync)>,
+    /// Decompressed bytes a gzip file may expand to; past it the load
+    /// fails (a zip bomb). Default: [`DEFAULT_MAX_DECOMPRESSED_BYTES`].
+    pub max_decompressed_bytes: u64,
+    /// Host memory, in bytes, the load and the graph's build may hold.
+    /// `None`: what the machine has available when the load starts
+    /// ([`MemoryLimit::detect`]). Generators named by a
+    /// [`GraphSpec`](crate::spec::GraphSpec) are checked against it too.
+    pub memory_limit: Option<u64>,
 }
 
 impl Default for LoadOptions<'_> {
@@ -79,6 +97,8 @@ impl Default for LoadOptions<'_> {
             format: None,
             isolated_vertex_allowance: 1 << 26,
             progress: None,
+            max_decompressed_bytes: DEFAULT_MAX_DECOMPRESSED_BYTES,
+            memory_limit: None,
         }
     }
 }
@@ -91,6 +111,8 @@ impl fmt::Debug for LoadOptions<'_> {
             .field("format", &self.format)
             .field("isolated_vertex_allowance", &self.isolated_vertex_allowance)
             .field("progress", &self.progress.map(|_| "Fn(Progress)"))
+            .field("max_decompressed_bytes", &self.max_decompressed_bytes)
+            .field("memory_limit", &self.memory_limit)
             .finish()
     }
 }
@@ -100,11 +122,13 @@ impl fmt::Debug for LoadOptions<'_> {
 /// # Errors
 ///
 /// A [`LoadError`] for a missing path, a directory, an empty, truncated or
-/// malformed file, broken gzip, or ids that do not fit `u32`.
+/// malformed file, broken gzip or gzip past its limit, ids that do not fit
+/// `u32`, or a graph that does not fit the memory limit.
 pub fn load_graph(path: impl AsRef<Path>, options: LoadOptions<'_>) -> Result<Graph, LoadError> {
     let path = path.as_ref();
-    let input = input::open_path(path)?;
-    load_input(input, &options)?.into_graph(path, &options)
+    let memory = MemoryLimit::resolve(options.memory_limit);
+    let input = input::open_path(path, options.max_decompressed_bytes)?;
+    load_input(input, &options)?.into_graph(path, &options, memory.as_ref())
 }
 
 /// Parse a text file's edges without building the graph (Matrix Market or
@@ -115,7 +139,7 @@ pub fn load_graph(path: impl AsRef<Path>, options: LoadOptions<'_>) -> Result<Gr
 /// As [`load_graph`], less the build's.
 pub fn load_edges(path: impl AsRef<Path>, options: LoadOptions<'_>) -> Result<EdgeList, LoadError> {
     let path = path.as_ref();
-    let input = input::open_path(path)?;
+    let input = input::open_path(path, options.max_decompressed_bytes)?;
     match load_input(input, &options)? {
         Loaded::Edges(edges) => Ok(edges),
         Loaded::Graph(graph) => {
@@ -165,13 +189,39 @@ enum Loaded {
 }
 
 impl Loaded {
-    fn into_graph(self, path: &Path, options: &LoadOptions<'_>) -> Result<Graph, LoadError> {
+    /// The graph, built (when `memory` allows the edges and the build) from
+    /// parsed edges.
+    fn into_graph(
+        self,
+        path: &Path,
+        options: &LoadOptions<'_>,
+        memory: Option<&MemoryLimit>,
+    ) -> Result<Graph, LoadError> {
+        let graph_error = |e| LoadError::new(path, None, LoadErrorKind::Graph(e));
         match self {
             Self::Graph(graph) => Ok(graph),
-            Self::Edges(list) => {
+            Self::Edges(mut list) => {
+                // Growth left spare capacity; the build needs the memory.
+                list.edges.shrink_to_fit();
+                let footprint = BuildFootprint {
+                    vertices: u64::from(list.vertex_count),
+                    edges: list.edges.len() as u64,
+                    options: BuildOptions {
+                        symmetrize: list.symmetric,
+                        ..options.build
+                    },
+                };
+                let held = std::mem::size_of_val(list.edges.as_slice()) as u64;
+                memory::check(memory, held.saturating_add(footprint.peak_bytes()), || {
+                    format!(
+                        "building a graph of {} vertices from {} edges",
+                        footprint.vertices, footprint.edges
+                    )
+                })
+                .map_err(graph_error)?;
                 let graph = list.build(options.build);
                 drop(list);
-                graph.map_err(|e| LoadError::new(path, None, LoadErrorKind::Graph(e)))
+                graph.map_err(graph_error)
             }
         }
     }
@@ -188,8 +238,9 @@ pub fn load_reader(
     reader: impl Read + Send,
     options: LoadOptions<'_>,
 ) -> Result<Graph, LoadError> {
-    let input = input::open_reader(name, reader, None)?;
-    load_input(input, &options)?.into_graph(name, &options)
+    let memory = MemoryLimit::resolve(options.memory_limit);
+    let input = input::open_reader(name, reader, None, options.max_decompressed_bytes)?;
+    load_input(input, &options)?.into_graph(name, &options, memory.as_ref())
 }
 
 fn load_input(input: Input<'_>, options: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
@@ -263,18 +314,7 @@ fn finish(
     symmetric: bool,
     options: &LoadOptions<'_>,
 ) -> Result<EdgeList, LoadError> {
-    let touched = (edges.len() as u64).saturating_mul(2);
-    if vertices > touched.saturating_add(options.isolated_vertex_allowance) {
-        return Err(LoadError::new(
-            path,
-            None,
-            LoadErrorKind::TooManyVertices {
-                vertices,
-                edges: edges.len() as u64,
-                allowance: options.isolated_vertex_allowance,
-            },
-        ));
-    }
+    check_vertices(path, vertices, edges.len() as u64, options)?;
     Ok(EdgeList {
         // Callers pass vertex counts of at most u32::MAX.
         vertex_count: u32::try_from(vertices).unwrap_or(u32::MAX),
@@ -283,5 +323,29 @@ fn finish(
     })
 }
 
+/// Refuse a vertex count far beyond what `edges` edges can touch.
+fn check_vertices(
+    path: &Path,
+    vertices: u64,
+    edges: u64,
+    options: &LoadOptions<'_>,
+) -> Result<(), LoadError> {
+    let touched = edges.saturating_mul(2);
+    if vertices > touched.saturating_add(options.isolated_vertex_allowance) {
+        return Err(LoadError::new(
+            path,
+            None,
+            LoadErrorKind::TooManyVertices {
+                vertices,
+                edges,
+                allowance: options.isolated_vertex_allowance,
+            },
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod limit_tests;
 #[cfg(test)]
 mod tests;

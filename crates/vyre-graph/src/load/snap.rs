@@ -7,8 +7,9 @@ use rayon::prelude::*;
 
 use super::error::{Field, FieldProblem, LoadError, LoadErrorKind, Location};
 use super::input::Input;
-use super::text::{LineParser, for_each_block, parse_block, unsigned_field};
+use super::text::{LineParser, check_held, for_each_block, parse_block, unsigned_field};
 use super::{LoadOptions, finish};
+use crate::memory::MemoryLimit;
 
 /// Largest id: `u32::MAX` itself would need `2^32` vertices.
 const MAX_ID: u64 = u32::MAX as u64 - 1;
@@ -51,6 +52,7 @@ pub(crate) fn load(
     options: &LoadOptions<'_>,
 ) -> Result<super::EdgeList, LoadError> {
     let path = input.path;
+    let memory = MemoryLimit::resolve(options.memory_limit);
     let mut edges: Vec<(u32, u32)> =
         Vec::with_capacity((input.file_len.unwrap_or(0) / 4).min(1 << 24) as usize);
     let mut line_no = 0u64;
@@ -58,7 +60,7 @@ pub(crate) fn load(
     for_each_block(input, options.progress, |block| {
         line_no += parse_block(&Pairs, block, line_no, &mut edges, &mut pool)
             .map_err(|(l, k)| LoadError::new(path, Some(Location::Line(l)), k))?;
-        Ok(())
+        check_held(path, line_no, &edges, memory.as_ref())
     })?;
     let vertices = edges
         .par_iter()

@@ -12,10 +12,10 @@ use crate::generate::{KroneckerSpec, grid_2d, kronecker};
 use crate::save::{save_edge_list, save_matrix_market};
 
 /// A scratch directory removed when dropped.
-struct Scratch(PathBuf);
+pub(super) struct Scratch(PathBuf);
 
 impl Scratch {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         static NEXT: AtomicU32 = AtomicU32::new(0);
         let dir = std::env::temp_dir().join(format!(
             "vyre-graph-load-{}-{}",
@@ -26,7 +26,7 @@ impl Scratch {
         Self(dir)
     }
 
-    fn file(&self, name: &str, bytes: &[u8]) -> PathBuf {
+    pub(super) fn file(&self, name: &str, bytes: &[u8]) -> PathBuf {
         let path = self.0.join(name);
         std::fs::write(&path, bytes).unwrap();
         path
@@ -39,7 +39,7 @@ impl Drop for Scratch {
     }
 }
 
-fn gzip(bytes: &[u8]) -> Vec<u8> {
+pub(super) fn gzip(bytes: &[u8]) -> Vec<u8> {
     let mut enc = GzEncoder::new(Vec::new(), Compression::default());
     enc.write_all(bytes).unwrap();
     enc.finish().unwrap()

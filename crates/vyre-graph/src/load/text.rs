@@ -1,6 +1,7 @@
 //! Line-oriented parsing shared by the text formats: tokens, ids, and the
 //! parallel parse of line-aligned blocks read by a background thread.
 
+use std::path::Path;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::mpsc::sync_channel;
 
@@ -8,7 +9,8 @@ use rayon::prelude::*;
 
 use super::Progress;
 use super::error::{Field, FieldProblem, LoadError, LoadErrorKind, Location};
-use super::input::{BlockError, Input, LineBlocks, MAX_LINE_BYTES};
+use super::input::{BlockError, Input, LineBlocks, MAX_LINE_BYTES, read_error_kind};
+use crate::memory::{self, MemoryLimit, try_reserve};
 
 /// Parses the data lines of one text format.
 pub(crate) trait LineParser: Sync {
@@ -220,13 +222,30 @@ pub(crate) fn parse_block<P: LineParser>(
     for (result, out) in parsed.into_iter().zip(pool.iter()) {
         match result {
             Ok(n) => {
-                edges.extend_from_slice(out);
                 lines += n;
+                try_reserve(edges, out.len(), || "the edges read so far".into())
+                    .map_err(|e| (line_base + lines, LoadErrorKind::Graph(e)))?;
+                edges.extend_from_slice(out);
             }
             Err((line, kind)) => return Err((line_base + lines + line, kind)),
         }
     }
     Ok(lines)
+}
+
+/// Refuse to hold more parsed edges than `memory` allows; `line` is how
+/// far the reading has got.
+pub(crate) fn check_held(
+    path: &Path,
+    line: u64,
+    edges: &[(u32, u32)],
+    memory: Option<&MemoryLimit>,
+) -> Result<(), LoadError> {
+    let held = std::mem::size_of_val(edges) as u64;
+    memory::check(memory, held, || {
+        format!("holding the {} edges read so far", edges.len())
+    })
+    .map_err(|e| LoadError::new(path, Some(Location::Line(line)), LoadErrorKind::Graph(e)))
 }
 
 /// Read `input` in line-aligned blocks on a background thread (overlapping
@@ -250,12 +269,7 @@ pub(crate) fn for_each_block(
             BlockError::LineTooLong => LoadErrorKind::LineTooLong {
                 limit: MAX_LINE_BYTES,
             },
-            BlockError::Read(e) if gzip => LoadErrorKind::Gzip {
-                message: e.to_string(),
-            },
-            BlockError::Read(e) => LoadErrorKind::Io {
-                message: e.to_string(),
-            },
+            BlockError::Read(e) => read_error_kind(&e, gzip),
         };
         LoadError::new(path, at, kind)
     };

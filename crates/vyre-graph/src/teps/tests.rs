@@ -72,3 +72,17 @@ fn sampling_more_sources_than_candidates_returns_them_all() {
     assert_eq!(s, vec![10, 20, 30]);
     assert!(sample_sources(&chain(1).unwrap(), 3, 1).is_empty());
 }
+
+#[test]
+fn sampling_any_count_up_to_usize_max_neither_overflows_nor_spins() {
+    // 64 * usize::MAX overflowed (a panic in debug builds) and, wrapped,
+    // could leave billions of rejection attempts.
+    let g = build_graph(100, &[(10, 20), (20, 30)], BuildOptions::UNDIRECTED).unwrap();
+    for count in [usize::MAX, usize::MAX / 64 + 1, u32::MAX as usize + 1] {
+        let mut s = sample_sources(&g, count, 3);
+        s.sort_unstable();
+        assert_eq!(s, vec![10, 20, 30], "count {count}");
+    }
+    let grid = crate::generate::grid_2d(8, 8).unwrap();
+    assert_eq!(sample_sources(&grid, usize::MAX, 3).len(), 64);
+}
