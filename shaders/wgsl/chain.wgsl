@@ -3,7 +3,7 @@
 // wrote (indirect dispatch). Prepended, after common.wgsl and
 // level_sizing.wgsl, to every kernel file (crates/vyre-wgpu/src/kernels.rs).
 //
-// Nothing a level computes is read by the dispatch that computes it: every
+// Nothing a level counts is read by the dispatch that counts it: every
 // counter a level adds to lives in its own record (history, R_*), zeroed by
 // the host before the command and never again while in use, and is read by
 // the next level's kernels or by the host, after the dispatch boundary that
@@ -13,14 +13,15 @@
 // it, and atomicMax-es the grid that total (plus its own part) asks for into
 // the next level's arguments. Adds to one word are totally ordered, so the
 // largest total any add saw is the final one: the arguments end as the
-// engine's rule (level_sizing.wgsl) of the level's final counts. A view that
-// were stale anyway (STALE_SIZING) would only shrink the grid; the kernels
-// stride over whatever grid they get.
+// engine's rule (level_sizing.wgsl) of the level's final counts. A stale view
+// (STALE_SIZING injects one) would only shrink the grid; the kernels stride
+// over whatever grid they get. The stop flag C_STOPPED is the one word a
+// dispatch may read while it is written, and only as a hint: every
+// workgroup of the level works the stop out itself from final values.
 //
 // Each frontier set has two words (L_*): which level of the command runs on
 // it next, and that level's Hybrid piece count. Level k reads its index from
-// this_level and, before its first add, gives level k + 1 its index in
-// next_level.
+// this_level and gives level k + 1 its index in next_level.
 //
 // Dispatch arguments: two entries per buffer; level k is dispatched from
 // entry args_entry(k) of its set's buffer (the host records the same offset,

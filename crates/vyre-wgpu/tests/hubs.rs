@@ -14,12 +14,10 @@ use std::sync::Arc;
 
 use common::shapes::{Tier, broom, hub_tree, tier};
 use common::{
-    Reference, Search, TOP_DOWN, TOPOLOGIES, check_against, open, repeats, search, search_with,
-    shape, upload,
+    Reference, Search, TOP_DOWN, TOPOLOGIES, check_against, later_sizing, open, repeats, search,
+    search_with, shape, upload,
 };
-use vyre_driver::backend::{
-    Backend, DeviceLayout, EDGES_PER_LANE, LevelSizing, is_edge_balanced, slots_for,
-};
+use vyre_driver::backend::{Backend, DeviceLayout, slots_for};
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology as T;
 use vyre_graph::Graph;
 use vyre_wgpu::WgpuBackend;
@@ -211,15 +209,7 @@ fn narrow_search(
                 .max(1)
                 .div_ceil(width);
             let grid = groups.unwrap_or(cover).min(65_535);
-            let edges_per_lane = if is_edge_balanced(topology) {
-                EDGES_PER_LANE
-            } else {
-                0
-            };
-            let later = LevelSizing {
-                edges_per_lane,
-                max_workgroups: groups.unwrap_or(65_535),
-            };
+            let later = later_sizing(topology, groups.unwrap_or(65_535));
             shape(width, [grid, 1, 1], later, topology, at, n)
         },
     )

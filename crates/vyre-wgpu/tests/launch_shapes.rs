@@ -7,11 +7,10 @@ mod common;
 use std::sync::Arc;
 
 use common::{
-    Search, TOPOLOGIES, check, open, random_directed, random_undirected, search_with, shape, upload,
+    Search, TOPOLOGIES, check, later_sizing, open, random_directed, random_undirected, search_with,
+    shape, upload,
 };
-use vyre_driver::backend::{
-    Backend, DeviceLayout, EDGES_PER_LANE, LevelSizing, is_edge_balanced, slots_for,
-};
+use vyre_driver::backend::{Backend, DeviceLayout, slots_for};
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology as T;
 use vyre_graph::Graph;
 use vyre_wgpu::WgpuBackend;
@@ -63,15 +62,7 @@ fn shaped_search(
                 Grid::One => ([1, 1, 1], 1),
                 Grid::Tall => ([1, 1, 3], 3),
             };
-            let edges_per_lane = if is_edge_balanced(topology) {
-                EDGES_PER_LANE
-            } else {
-                0
-            };
-            let later = LevelSizing {
-                edges_per_lane,
-                max_workgroups,
-            };
+            let later = later_sizing(topology, max_workgroups);
             shape(width, dispatch_grid, later, topology, at, n)
         },
     )

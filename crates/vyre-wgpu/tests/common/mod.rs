@@ -80,16 +80,23 @@ pub fn upload(backend: &mut WgpuBackend, graph: &Arc<Graph>, max_levels: u32) ->
 /// per-dimension limit, for the first level too.
 pub fn launch(caps: &DeviceCapabilities, topology: T, at: &SearchPosition, n: u32) -> LaunchShape {
     let width = 256.min(caps.max_workgroup_size_x);
-    let later = LevelSizing {
-        edges_per_lane: if is_edge_balanced(topology) {
-            EDGES_PER_LANE
-        } else {
-            0
-        },
-        max_workgroups: caps.max_compute_workgroups_per_dimension,
-    };
+    let later = later_sizing(topology, caps.max_compute_workgroups_per_dimension);
     let groups = later.workgroups(topology, width, at.frontier_len, at.frontier_edges, n);
     shape(width, [groups, 1, 1], later, topology, at, n)
+}
+
+/// The rule for later levels the engine gives `topology`: edge-balanced
+/// topologies are sized by their edges too.
+pub fn later_sizing(topology: T, max_workgroups: u32) -> LevelSizing {
+    let edges_per_lane = if is_edge_balanced(topology) {
+        EDGES_PER_LANE
+    } else {
+        0
+    };
+    LevelSizing {
+        edges_per_lane,
+        max_workgroups,
+    }
 }
 
 /// A launch of `grid` workgroups of `width`, with the slots per lane that
