@@ -111,8 +111,11 @@ pub(crate) fn run(
         0,
         bytemuck::cast_slice(&[0u32; 4]),
     );
-    for args in &graph.dispatch_args {
-        queue.write_buffer(args, 0, bytemuck::cast_slice(&ARGS_RESET));
+    // Only later levels are dispatched from the arguments.
+    if levels > 1 {
+        for args in &graph.dispatch_args {
+            queue.write_buffer(args, 0, bytemuck::cast_slice(&ARGS_RESET));
+        }
     }
     let timed = graph.query_set.is_some();
     let recipe = CommandRecipe {
