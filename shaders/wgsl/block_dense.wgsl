@@ -19,11 +19,11 @@ fn block_dense(
     @builtin(workgroup_id) wid: vec3<u32>,
     @builtin(num_workgroups) nwg: vec3<u32>,
 ) {
-    if chain_stopped(lid) {
+    if !begin_level(lid, wid, nwg) {
         return;
     }
     let n = uniform_ctl(lid, C_VERTEX_COUNT);
-    let next_depth = ctl(C_LEVEL) + 1u;
+    let next_depth = discovery_depth();
     let per = ctl(C_IN_PER_SEG);
     let words = div_ceil(n, 32u);
     let tiles = div_ceil(words, WG);
@@ -83,5 +83,4 @@ fn block_dense(
         workgroupBarrier();
     }
     flush_counters(lid, true);
-    finish_level(lid, nwg, true);
 }

@@ -1,152 +1,143 @@
-// Level transitions of a command. The last workgroup to finish the dispatch
-// that ends a level closes it (writes its record, makes its discoveries the
-// frontier) and opens the next level of the chain (sizes its dispatches into
-// next_args, zeroes its counters), so a chained level costs its own
-// dispatches and nothing else. Prepended, after common.wgsl, to every kernel
-// file (crates/vyre-wgpu/src/kernels.rs).
+// The levels of a command. Several levels are recorded into one submission;
+// a level after the first is dispatched from arguments the level before it
+// wrote (indirect dispatch). Prepended, after common.wgsl and
+// level_sizing.wgsl, to every kernel file (crates/vyre-wgpu/src/kernels.rs).
 //
-// Records (from history word C_RECORD_BASE, four words per level):
-// frontier_in, frontier_out, frontier_out_edges, edges_examined. When a
-// chain stops, the record after the last level run gets frontier_in = 0;
-// the host reads records up to it.
+// Nothing a level counts is read by the dispatch that counts it: every
+// counter a level adds to lives in its own record (history, R_*), zeroed by
+// the host before the command and never again while in use, and is read by
+// the next level's kernels or by the host, after the dispatch boundary that
+// orders every add before them. Only the next level's grid is built while
+// the level runs, and without reading anything another workgroup wrote:
+// each add to the level's found or out-edge counter returns the total before
+// it, and atomicMax-es the grid that total (plus its own part) asks for into
+// the next level's arguments. Adds to one word are totally ordered, so the
+// largest total any add saw is the final one: the arguments end as the
+// engine's rule (level_sizing.wgsl) of the level's final counts. A stale view
+// (STALE_SIZING injects one) would only shrink the grid; the kernels stride
+// over whatever grid they get. The stop flag C_STOPPED is the one word a
+// dispatch may read while it is written, and only as a hint: every
+// workgroup of the level works the stop out itself from final values.
 //
-// A stopped chain leaves the dispatches the host recorded for its later
-// levels: the one after the stop has zero workgroups, and the ones after it
-// read arguments of earlier levels, so every level kernel starts with
-// chain_stopped and returns at once.
+// Each frontier set has two words (L_*): which level of the command runs on
+// it next, and that level's Hybrid piece count. Level k reads its index from
+// this_level and gives level k + 1 its index in next_level.
+//
+// Dispatch arguments: two entries per buffer; level k is dispatched from
+// entry args_entry(k) of its set's buffer (the host records the same offset,
+// control.rs). Level k grows level k + 1's entry in the other buffer and
+// resets to (1, 1, 1) the entry level k + 3 will be dispatched from, which
+// level k - 1 was dispatched from and level k + 2 grows. An entry is never 0,
+// so every recorded level after a stop runs at least one workgroup, finds
+// C_STOPPED (or finds the stop itself) and returns at once.
+//
+// A level runs when its frontier is not empty and, after the first, its
+// frontier's out-edges are within the band (C_BAND_MAX); otherwise the chain
+// stops and the host knows it from the records by the same rule.
 
-const ARGS_LEVEL: u32 = 0u;
-const ARGS_SCAN: u32 = 4u;
-const ARGS_PIECES: u32 = 8u;
+// Set by begin_level for every invocation: the running level's index and
+// the history word of its record.
+var<private> p_level: u32;
+var<private> p_record: u32;
 
-// Slot kinds (C_SLOT_KIND), mirroring vyre_driver::backend::slots_for.
-const SLOTS_WARP: u32 = 0u;        // WARP_LANES per frontier vertex
-const SLOTS_FRONTIER: u32 = 1u;    // one per frontier vertex
-const SLOTS_VERTICES: u32 = 2u;    // one per vertex of the graph
-const SLOTS_WORDS: u32 = 3u;       // one per 32-vertex bitmap word
-const SLOTS_SPARSE: u32 = 4u;      // Sparse: sized by the frontier's edges
-const SLOTS_HYBRID: u32 = 5u;      // Hybrid: one per frontier vertex, plus pieces
-const SLOTS_HYBRID_LIGHT: u32 = 6u;// Hybrid, later levels recorded without a piece dispatch
+var<workgroup> l_index: u32;
+var<workgroup> l_count: u32;
+var<workgroup> l_edges: u32;
+var<workgroup> l_runs: u32;
 
-fn level_slots(kind: u32, count: u32, n: u32) -> u32 {
-    switch kind {
-        case 0u: {
-            if count > (0xffffffffu / 32u) {
-                return 0xffffffffu;
-            }
-            return count * 32u;
-        }
-        case 2u: { return n; }
-        case 3u: { return (n + 31u) / 32u; }
-        default: { return count; }
-    }
+fn record_word(k: u32) -> u32 {
+    return ctl(C_RECORD_BASE) + 4u * k;
 }
 
-fn set_args(at: u32, groups: u32) {
-    next_args[at] = groups;
-    next_args[at + 1u] = 1u;
-    next_args[at + 2u] = 1u;
+// First word of level k's entry in its arguments buffer.
+fn args_entry(k: u32) -> u32 {
+    return 4u * ((k / 2u) % 2u);
 }
 
-// Open level `k` of the command, whose frontier has `count` vertices and
-// `edges` out-edges: size its dispatches and zero its counters, or stop the
-// chain (an empty frontier, or a later level out of band).
-fn open_level(k: u32, count: u32, edges: u32) {
-    var groups = 0u;
-    var scan_groups = 0u;
-    var piece_groups = 0u;
-    if count == 0u || (k > 0u && edges > ctl(C_BAND_MAX)) {
-        atomicStore(&control[C_STOPPED], 1u);
-        history[ctl(C_RECORD_BASE) + 4u * k] = 0u;
-    } else {
-        let kind = ctl(C_SLOT_KIND);
-        let width = ctl(C_WIDTH);
-        let cap = ctl(C_MAX_WORKGROUPS);
-        if kind == SLOTS_SPARSE {
-            // Equal shares of the edges, each at least WG * EDGES_PER_LANE
-            // edges and, chunked, no fewer than the chunk totals every
-            // workgroup scans.
-            let chunk = sparse_chunk(count, edges, width, cap);
-            atomicStore(&control[C_SPARSE_CHUNK], chunk);
-            var share = width * EDGES_PER_LANE;
-            if chunk != 0u {
-                let chunks = div_ceil(count, chunk);
-                scan_groups = min(chunks, cap);
-                share = max(share, chunks);
-            }
-            groups = min(div_ceil(edges, share), cap);
-        } else {
-            let slots = level_slots(kind, count, ctl(C_VERTEX_COUNT));
-            groups = min(div_ceil(slots, width), cap);
-        }
-        // Pieces exist only if a vertex has more than PIECE_EDGES edges or
-        // a chunk has more than MID_ROUNDS rounds of mid-degree edges. The
-        // host records the piece dispatch whenever this can hold (for the
-        // first level, whenever level_begin runs), and says by the slot kind
-        // when it did not for later levels: those end in the light pass.
-        let pieces_recorded = kind == SLOTS_HYBRID || (kind == SLOTS_HYBRID_LIGHT && k == 0u);
-        if pieces_recorded && edges > min(PIECE_EDGES, width * MID_ROUNDS) {
-            piece_groups = max(min(div_ceil(edges, PIECE_DISPATCH_EDGES), cap), 1u);
-        }
-        groups = max(groups, 1u);
-        atomicStore(&control[C_NEXT_COUNT], 0u);
-        atomicStore(&control[C_NEXT_EDGES], 0u);
-        atomicStore(&control[C_EXAMINED], 0u);
-        atomicStore(&control[C_PIECES], 0u);
-    }
-    atomicStore(&control[C_PIECE_GROUPS], piece_groups);
-    set_args(ARGS_LEVEL, groups);
-    set_args(ARGS_SCAN, scan_groups);
-    set_args(ARGS_PIECES, piece_groups);
+// Level k's bookkeeping for the levels after it, by one invocation of each
+// of its dispatches (the values are the same each time).
+fn open_next(k: u32, nwg: vec3<u32>) {
+    atomicStore(&next_level[L_INDEX], k + 1u);
+    atomicStore(&next_level[L_PIECES], 0u);
+    let reset = args_entry(k + 3u);
+    atomicStore(&next_args[reset], 1u);
+    atomicStore(&next_args[reset + 1u], 1u);
+    atomicStore(&next_args[reset + 2u], 1u);
+    atomicStore(&history[record_word(k) + R_GRID], group_total(nwg));
 }
 
-// Close the running level: its record, its discoveries as the frontier, and
-// the next level of the command opened.
-fn close_level() {
-    let k = ctl(C_CHAIN_INDEX);
-    let found = ctl(C_NEXT_COUNT);
-    let edges = ctl(C_NEXT_EDGES);
-    let base = ctl(C_RECORD_BASE) + 4u * k;
-    history[base] = ctl(C_CUR_COUNT);
-    history[base + 1u] = found;
-    history[base + 2u] = edges;
-    history[base + 3u] = ctl(C_EXAMINED);
-    atomicStore(&control[C_CUR_COUNT], found);
-    atomicStore(&control[C_CUR_EDGES], edges);
-    atomicStore(&control[C_LEVEL], ctl(C_LEVEL) + 1u);
-    atomicStore(&control[C_CHAIN_INDEX], k + 1u);
-    if k + 1u < ctl(C_LEVELS) {
-        open_level(k + 1u, found, edges);
-    }
-}
-
-var<workgroup> l_last: u32;
-
-// Whether the chain stopped before the level this dispatch belongs to. Call
-// first, from every invocation; return at once when it holds.
-fn chain_stopped(lid: u32) -> bool {
-    return uniform_ctl(lid, C_STOPPED) != 0u;
-}
-
-// End of a workgroup of a level's last dispatch (`closes`, uniform) or of
-// any other one: the last workgroup of a closing dispatch to arrive closes
-// the level. Call last, from every invocation, after flush_counters. The
-// storage barriers order each workgroup's counter updates before its
-// arrival, and the closer's reads after it.
-fn finish_level(lid: u32, nwg: vec3<u32>, closes: bool) {
-    if !closes {
-        return;
-    }
-    storageBarrier();
+// Start of every level kernel, from every invocation: whether the level
+// runs (return at once when not). Its frontier is the command's first one,
+// or what the level before it found.
+fn begin_level(lid: u32, wid: vec3<u32>, nwg: vec3<u32>) -> bool {
     if lid == 0u {
-        let arrived = atomicAdd(&control[C_ARRIVED], 1u) + 1u;
-        l_last = select(0u, 1u, arrived == group_total(nwg));
-    }
-    if workgroupUniformLoad(&l_last) != 0u {
-        storageBarrier();
-        if lid == 0u {
-            atomicStore(&control[C_ARRIVED], 0u);
-            close_level();
+        let k = atomicLoad(&this_level[L_INDEX]);
+        var count = ctl(C_CUR_COUNT);
+        var edges = ctl(C_CUR_EDGES);
+        if k > 0u {
+            count = atomicLoad(&history[record_word(k - 1u) + R_FOUND]);
+            edges = atomicLoad(&history[record_word(k - 1u) + R_EDGES]);
         }
+        let stop = ctl(C_STOPPED) != 0u || count == 0u || (k > 0u && edges > ctl(C_BAND_MAX));
+        if stop {
+            atomicStore(&control[C_STOPPED], 1u);
+        } else if group_index(wid, nwg) == 0u {
+            open_next(k, nwg);
+        }
+        l_index = k;
+        l_count = count;
+        l_edges = edges;
+        l_runs = select(1u, 0u, stop);
     }
+    let runs = workgroupUniformLoad(&l_runs) != 0u;
+    p_level = l_index;
+    p_record = record_word(p_level);
+    return runs;
+}
+
+// Index, frontier vertices and frontier out-edges of the running level
+// (uniform values). Call after begin_level, from every invocation.
+fn level_index() -> u32 {
+    return workgroupUniformLoad(&l_index);
+}
+
+fn level_count() -> u32 {
+    return workgroupUniformLoad(&l_count);
+}
+
+fn level_edges() -> u32 {
+    return workgroupUniformLoad(&l_edges);
+}
+
+// Depth of the vertices the running level discovers.
+fn discovery_depth() -> u32 {
+    return ctl(C_LEVEL) + p_level + 1u;
+}
+
+fn grow_next_grid(lanes: u32) {
+    let groups = groups_for_lanes(lanes, WG, ctl(C_MAX_WORKGROUPS));
+    atomicMax(&next_args[args_entry(p_level + 1u)], groups);
+}
+
+// The total a grid is sized from after adding `part` to a counter that held
+// `before`.
+fn sized_total(before: u32, part: u32) -> u32 {
+    if STALE_SIZING {
+        return before;
+    }
+    return before + part;
+}
+
+// Count `n` discoveries of the running level; returns the count before them
+// (top-down: the next queue's slot of the first).
+fn add_found(n: u32) -> u32 {
+    let before = atomicAdd(&history[p_record + R_FOUND], n);
+    let count = sized_total(before, n);
+    grow_next_grid(lanes_by_vertices(ctl(C_SLOT_KIND), count, ctl(C_VERTEX_COUNT)));
+    return before;
+}
+
+fn add_out_edges(n: u32) {
+    let before = atomicAdd(&history[p_record + R_EDGES], n);
+    grow_next_grid(lanes_by_edges(sized_total(before, n), ctl(C_EDGES_PER_LANE)));
 }

@@ -7,65 +7,62 @@ override WG: u32 = 64u;
 // Set by Rust for every pipeline (crates/vyre-wgpu/src/kernels.rs), from one
 // source of truth there:
 // - SCAN_CAP: most entries one workgroup scans in workgroup memory. A Sparse
-//   frontier of at most SCAN_CAP vertices is scanned by every workgroup of
-//   its one dispatch; a larger one is scanned in chunks first.
+//   frontier of at most SCAN_CAP vertices may be scanned by every workgroup
+//   of its level itself; a larger one is scanned in chunks first.
 // - PIECE_EDGES: most edges of one heavy-vertex piece of a Hybrid level
 //   (vyre_driver::backend::WORK_PIECE_EDGES).
-// - EDGES_PER_LANE: edges each invocation of a Sparse expansion takes, at
-//   least. A workgroup's share of the frontier's edges is WG *
-//   EDGES_PER_LANE, or the number of chunk totals every workgroup scans if
-//   that is more: few rounds per invocation keep small levels short, and the
-//   grid grows with the edges instead.
 // - LIGHT_DEGREE: a Hybrid frontier vertex of at most this many out-edges
 //   is expanded by its own invocation.
-override SCAN_CAP: u32 = 2048u;
-override PIECE_EDGES: u32 = 1024u;
-override EDGES_PER_LANE: u32 = 2u;
-override LIGHT_DEGREE: u32 = 32u;
 // - REPEATED_SCAN_LOADS: a Sparse frontier whose workgroups would load more
 //   degrees than this in all (each loads every frontier degree when it scans
-//   the whole frontier itself) is scanned in chunks by a dispatch of its own
-//   instead, even when one workgroup could scan it: 2^18 loads, about a
-//   microsecond of L2 traffic on a large GPU, against the extra dispatch.
+//   the whole frontier itself), and more than the edges they expand, is
+//   scanned in chunks by a dispatch of its own instead (where the host
+//   recorded one): 2^18 loads, about a microsecond of L2 traffic on a large
+//   GPU, against the extra dispatch.
 // - MID_ROUNDS: rounds of WG edges a Hybrid chunk walks its mid-degree
 //   vertices for, at most (plus the rest of the vertex that crosses the
 //   limit); later mid vertices of the chunk become pieces.
+// - STALE_SIZING: tests only. Each add sizes the next level from the total
+//   before it instead of after it, the staleness a relaxed memory system may
+//   show; results must stay exact (only the next level's grid shrinks).
+override SCAN_CAP: u32 = 2048u;
+override PIECE_EDGES: u32 = 1024u;
+override LIGHT_DEGREE: u32 = 32u;
 override REPEATED_SCAN_LOADS: u32 = 262144u;
 override MID_ROUNDS: u32 = 8u;
-// Frontier edges per workgroup of a Hybrid level's piece dispatch: about
-// two pieces each when the frontier is made of hubs.
-const PIECE_DISPATCH_EDGES: u32 = 2048u;
+override STALE_SIZING: bool = false;
 
 const UNREACHED: u32 = 0xffffffffu;
 
 // Control block words (keep in sync with crates/vyre-wgpu/src/control.rs).
-const C_CUR_COUNT: u32 = 0u;      // vertices in the current frontier
-const C_NEXT_COUNT: u32 = 1u;     // vertices discovered this level (queue append cursor)
-const C_NEXT_EDGES: u32 = 2u;     // out-edges of the vertices discovered this level
-const C_EXAMINED: u32 = 3u;       // edges looked at this level
-const C_LEVEL: u32 = 4u;          // depth of the current frontier
-const C_STOPPED: u32 = 5u;        // 1 once a chain stopped (empty frontier or out of band)
-const C_PIECES: u32 = 6u;         // heavy-vertex pieces appended this level (Hybrid)
-const C_CONV_COUNT: u32 = 7u;     // bitmap-to-queue append cursor
-const C_CHAIN_INDEX: u32 = 8u;    // index of the level within the running command
-const C_SLOT_KIND: u32 = 9u;      // how a level's slots are counted (see level_begin)
-const C_MAX_WORKGROUPS: u32 = 10u;// cap of a device-sized dispatch
-const C_BAND_MAX: u32 = 11u;      // a chain stops before a frontier with more out-edges
-const C_WIDTH: u32 = 12u;         // workgroup width of the level kernel
-const C_SPARSE_CHUNK: u32 = 13u;  // Sparse level: vertices per scanned chunk, 0 = one scan
-const C_PIECE_GROUPS: u32 = 14u;  // Hybrid level: workgroups of its piece dispatch (0 = none)
-const C_LEVELS: u32 = 15u;        // levels recorded in the running command
+// Words 0..16 are written by the host before every command.
+const C_CUR_COUNT: u32 = 0u;      // vertices in the frontier the command starts from
+const C_CUR_EDGES: u32 = 1u;      // their out-edges
+const C_LEVEL: u32 = 2u;          // depth of that frontier
+const C_STOPPED: u32 = 3u;        // 1 once a level of the command found the chain stopped
+const C_CONV_COUNT: u32 = 4u;     // bitmap-to-queue append cursor
+const C_SLOT_KIND: u32 = 5u;      // how a level's vertex slots are counted (lanes_by_vertices)
+const C_EDGES_PER_LANE: u32 = 6u; // the command's LevelSizing::edges_per_lane
+const C_MAX_WORKGROUPS: u32 = 7u; // the command's LevelSizing::max_workgroups
+const C_BAND_MAX: u32 = 8u;       // a later level runs only while its frontier has at most this many out-edges
+const C_SCAN_RECORDED: u32 = 9u;  // Sparse chunk scan recorded: bit 0 on the first level, bit 1 on later ones
+// Words 16..20 are written at upload.
 const C_VERTEX_COUNT: u32 = 16u;  // vertices of the graph
 const C_OUT_PER_SEG: u32 = 17u;   // edges per out-edge segment
 const C_IN_PER_SEG: u32 = 18u;    // edges per in-edge segment
 const C_RECORD_BASE: u32 = 19u;   // first word of the level records in the history buffer
-// Out-edges of the current frontier: kept across commands (seed_sources sets
-// it, every level's close updates it), so that even a command's first level
-// can be sized by its edges on the device.
-const C_CUR_EDGES: u32 = 20u;
-// Workgroups of the running level-ending dispatch that have finished: the
-// last one closes the level and resets it to 0 (zeroed at search start).
-const C_ARRIVED: u32 = 21u;
+
+// A level's record (history words from C_RECORD_BASE, four per level of the
+// command), zeroed by the host before the command: counters only ever added
+// to while the level runs, and read only by later dispatches and the host.
+const R_FOUND: u32 = 0u;          // vertices discovered (top-down: the next queue's append cursor)
+const R_EDGES: u32 = 1u;          // their out-edges
+const R_EXAMINED: u32 = 2u;       // edges looked at
+const R_GRID: u32 = 3u;           // workgroups the level ran with
+
+// Level words of a frontier set (this_level / next_level).
+const L_INDEX: u32 = 0u;          // index within the command of the level that runs on this set
+const L_PIECES: u32 = 1u;         // Hybrid: heavy-vertex pieces appended by that level
 
 @group(0) @binding(0) var<storage, read_write> control: array<atomic<u32>, 64>;
 @group(0) @binding(1) var<storage, read> out_offsets: array<u32>;
@@ -101,13 +98,16 @@ const C_ARRIVED: u32 = 21u;
 @group(0) @binding(25) var<storage, read> in_seg7: array<u32>;
 
 // Level history: two u64 timestamps of the command, then one record of four
-// words per level from C_RECORD_BASE (see chain.wgsl).
-@group(0) @binding(26) var<storage, read_write> history: array<u32>;
-// Dispatch arguments of the next level (x, y, z, pad at each of ARGS_LEVEL,
-// ARGS_SCAN, ARGS_PIECES). The bind group of frontier set d binds the
-// arguments buffer 1 - d here, and set d's levels are dispatched from
-// buffer d, so no dispatch both reads and writes its own arguments.
-@group(0) @binding(27) var<storage, read_write> next_args: array<u32>;
+// words per level from C_RECORD_BASE.
+@group(0) @binding(26) var<storage, read_write> history: array<atomic<u32>>;
+// Dispatch arguments of the next levels: two entries (x, y, z, pad), see
+// chain.wgsl. The bind group of frontier set d binds the arguments buffer
+// 1 - d here, and set d's levels are dispatched from buffer d, so no
+// dispatch both reads and writes its own arguments.
+@group(0) @binding(27) var<storage, read_write> next_args: array<atomic<u32>, 8>;
+// Level words (L_*) of this frontier set and of the other one.
+@group(0) @binding(28) var<storage, read_write> this_level: array<atomic<u32>, 4>;
+@group(0) @binding(29) var<storage, read_write> next_level: array<atomic<u32>, 4>;
 
 fn ctl(word: u32) -> u32 {
     return atomicLoad(&control[word]);
@@ -171,21 +171,6 @@ fn div_ceil(a: u32, b: u32) -> u32 {
     return a / b + select(0u, 1u, a % b != 0u);
 }
 
-// Frontier vertices per chunk of a Sparse frontier of `count` vertices and
-// `edges` out-edges expanded by at most `cap` workgroups of `width`, or 0
-// when every workgroup scans the whole frontier itself. A chunk is a
-// multiple of SCAN_CAP small enough that there are at most SCAN_CAP chunks.
-fn sparse_chunk(count: u32, edges: u32, width: u32, cap: u32) -> u32 {
-    if count <= SCAN_CAP {
-        let groups = min(div_ceil(edges, width * EDGES_PER_LANE), cap);
-        // groups * count <= 65535 * 2048 fits u32.
-        if count <= width * EDGES_PER_LANE || groups * count <= REPEATED_SCAN_LOADS {
-            return 0u;
-        }
-    }
-    return SCAN_CAP * div_ceil(count, SCAN_CAP * SCAN_CAP);
-}
-
 // Workgroups and lanes of a dispatch of any shape, as one linear range.
 fn group_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
     return wid.x + nwg.x * (wid.y + nwg.y * wid.z);
@@ -231,8 +216,9 @@ var<private> p_out_edges: u32;
 var<private> p_examined: u32;
 var<workgroup> w_sums: array<atomic<u32>, 3>;
 
-// Add this workgroup's counters to the control block: one atomic per counter
-// per workgroup. Call once, at the end of a kernel, from every invocation.
+// Add this workgroup's counters to the running level's record: one atomic
+// per counter per workgroup (chain.wgsl). Call once, at the end of a kernel,
+// from every invocation.
 fn flush_counters(lid: u32, count_found: bool) {
     if lid == 0u {
         atomicStore(&w_sums[0], 0u);
@@ -255,13 +241,13 @@ fn flush_counters(lid: u32, count_found: bool) {
         let out_edges = atomicLoad(&w_sums[1]);
         let examined = atomicLoad(&w_sums[2]);
         if count_found && found != 0u {
-            atomicAdd(&control[C_NEXT_COUNT], found);
+            add_found(found);
         }
         if out_edges != 0u {
-            atomicAdd(&control[C_NEXT_EDGES], out_edges);
+            add_out_edges(out_edges);
         }
         if examined != 0u {
-            atomicAdd(&control[C_EXAMINED], examined);
+            atomicAdd(&history[p_record + R_EXAMINED], examined);
         }
     }
 }
@@ -280,7 +266,7 @@ fn append_next(v: u32) {
     if slot < APPEND_CAP {
         a_list[slot] = v;
     } else {
-        queue_out[atomicAdd(&control[C_NEXT_COUNT], 1u)] = v;
+        queue_out[add_found(1u)] = v;
     }
 }
 
@@ -293,7 +279,7 @@ fn flush_appends(lid: u32) {
         a_count = count;
         a_base = 0u;
         if count != 0u {
-            a_base = atomicAdd(&control[C_NEXT_COUNT], count);
+            a_base = add_found(count);
         }
         atomicStore(&a_len, 0u);
     }

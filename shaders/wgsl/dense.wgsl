@@ -13,11 +13,11 @@ fn dense(
     @builtin(workgroup_id) wid: vec3<u32>,
     @builtin(num_workgroups) nwg: vec3<u32>,
 ) {
-    if chain_stopped(lid) {
+    if !begin_level(lid, wid, nwg) {
         return;
     }
     let n = uniform_ctl(lid, C_VERTEX_COUNT);
-    let next_depth = ctl(C_LEVEL) + 1u;
+    let next_depth = discovery_depth();
     let per = ctl(C_IN_PER_SEG);
     let chunks = div_ceil(n, WG);
     for (var c = group_index(wid, nwg); c < chunks; c += group_total(nwg)) {
@@ -37,18 +37,18 @@ fn dense(
         workgroupBarrier();
     }
     flush_counters(lid, true);
-    finish_level(lid, nwg, true);
 }
 
 // Clear the next-frontier bitmap before a Dense level. Dispatched with the
-// level's own grid; a level a chain does not run leaves the bitmaps alone.
+// level's own grid; a level a chain does not run leaves the bitmaps alone
+// (it may hold the frontier the command ends with).
 @compute @workgroup_size(WG)
 fn dense_clear_next(
     @builtin(local_invocation_index) lid: u32,
     @builtin(workgroup_id) wid: vec3<u32>,
     @builtin(num_workgroups) nwg: vec3<u32>,
 ) {
-    if chain_stopped(lid) {
+    if !begin_level(lid, wid, nwg) {
         return;
     }
     let words = (ctl(C_VERTEX_COUNT) + 31u) / 32u;

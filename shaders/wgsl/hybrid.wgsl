@@ -10,21 +10,23 @@
 //   by the second dispatch (`hybrid_pieces`), one workgroup per piece, so
 //   that a frontier of a hundred hubs is spread over hundreds of workgroups.
 //
-// open_level (chain.wgsl) sizes the piece dispatch on the device from the
-// frontier's edges (it strides when the pieces outnumber its workgroups);
-// the piece dispatch ends the level when it has workgroups, else the light
-// pass does.
+// Both dispatches run on the level's grid (the engine's, sized by the
+// frontier's edges too); the piece dispatch strides when the pieces
+// outnumber its workgroups. The host records it wherever pieces can occur
+// (a vertex above LIGHT_DEGREE, and a band that admits more edges than one
+// chunk walks).
 
 var<workgroup> h_mid: array<u32, WG>;
 var<workgroup> h_mid_len: atomic<u32>;
 var<workgroup> h_mid_count: u32;
 var<workgroup> h_kept: u32;
 var<workgroup> h_piece: vec3<u32>;   // vertex, first edge, end edge
+var<workgroup> h_pieces: u32;
 
 // Piece j of `u` starts at edge `start + j * PIECE_EDGES`.
 fn append_pieces(u: u32, start: u32, degree: u32) {
     let pieces = div_ceil(degree, PIECE_EDGES);
-    let first = atomicAdd(&control[C_PIECES], pieces);
+    let first = atomicAdd(&this_level[L_PIECES], pieces);
     for (var j = 0u; j < pieces; j += 1u) {
         work[2u * (first + j)] = u;
         work[2u * (first + j) + 1u] = start + j * PIECE_EDGES;
@@ -37,12 +39,11 @@ fn hybrid(
     @builtin(workgroup_id) wid: vec3<u32>,
     @builtin(num_workgroups) nwg: vec3<u32>,
 ) {
-    if chain_stopped(lid) {
+    if !begin_level(lid, wid, nwg) {
         return;
     }
-    let count = uniform_ctl(lid, C_CUR_COUNT);
-    let closes = uniform_ctl(lid, C_PIECE_GROUPS) == 0u;
-    let next_depth = ctl(C_LEVEL) + 1u;
+    let count = level_count();
+    let next_depth = discovery_depth();
     let per = ctl(C_OUT_PER_SEG);
     let chunks = div_ceil(count, WG);
     for (var c = group_index(wid, nwg); c < chunks; c += group_total(nwg)) {
@@ -135,7 +136,6 @@ fn hybrid(
         flush_appends(lid);
     }
     flush_counters(lid, false);
-    finish_level(lid, nwg, closes);
 }
 
 @compute @workgroup_size(WG)
@@ -144,11 +144,14 @@ fn hybrid_pieces(
     @builtin(workgroup_id) wid: vec3<u32>,
     @builtin(num_workgroups) nwg: vec3<u32>,
 ) {
-    if chain_stopped(lid) {
+    if !begin_level(lid, wid, nwg) {
         return;
     }
-    let pieces = uniform_ctl(lid, C_PIECES);
-    let next_depth = ctl(C_LEVEL) + 1u;
+    if lid == 0u {
+        h_pieces = atomicLoad(&this_level[L_PIECES]);
+    }
+    let pieces = workgroupUniformLoad(&h_pieces);
+    let next_depth = discovery_depth();
     let per = ctl(C_OUT_PER_SEG);
     for (var p = group_index(wid, nwg); p < pieces; p += group_total(nwg)) {
         if lid == 0u {
@@ -173,5 +176,4 @@ fn hybrid_pieces(
         }
     }
     flush_counters(lid, false);
-    finish_level(lid, nwg, true);
 }

@@ -1,6 +1,5 @@
 // Start of a search: every vertex unreached, then the sources (held in
-// queue_in, C_CUR_COUNT of them) at depth 0 with themselves as parent, their
-// out-edges summed into C_CUR_EDGES (zeroed by the host).
+// queue_in, C_CUR_COUNT of them) at depth 0 with themselves as parent.
 
 @compute @workgroup_size(WG)
 fn reset_state(
@@ -28,9 +27,5 @@ fn seed_sources(
         let s = queue_in[i];
         atomicStore(&depth[s], 0u);
         parent[s] = s;
-        p_out_edges += out_degree(s);
-    }
-    if p_out_edges != 0u {
-        atomicAdd(&control[C_CUR_EDGES], p_out_edges);
     }
 }

@@ -5,20 +5,49 @@
 // vertices with the same edges. Each invocation finds the owner of an edge
 // by binary search in a prefix scan of the degrees.
 //
-// - A small frontier (sparse_chunk: at most SCAN_CAP vertices, and few
-//   vertices or few workgroups to repeat the scan): one dispatch (`sparse`).
-//   Every workgroup scans the whole frontier's degrees in workgroup memory,
-//   then expands its share.
-// - Otherwise `sparse_scan` first writes, per chunk of C_SPARSE_CHUNK
+// - A small frontier (sparse_chunk): every workgroup scans the whole
+//   frontier's degrees in workgroup memory, then expands its share.
+// - Otherwise `sparse_scan` first writes, per chunk of sparse_chunk
 //   vertices, each vertex's inclusive offset within its chunk to work[i] and
 //   the chunk's total to work[count + c]. `sparse` then scans the (at most
 //   SCAN_CAP) chunk totals in workgroup memory, finds an edge's chunk there
 //   and its vertex by a search of the chunk's offsets.
 //
-// open_level (chain.wgsl) chooses the form and sizes both dispatches on the
-// device: the scan by the chunk count, the expansion by the frontier's edges
-// (C_CUR_EDGES). The expansion splits the edge total its own scan finds, so
-// a wrong estimate costs balance, never correctness.
+// Both kernels of a level run on the level's grid (the engine's) and make
+// the same choice from the same values: the frontier (what the level before
+// found, or the command's first frontier), the grid, and whether the host
+// recorded the scan. A chunked expansion lets only as many workgroups work as
+// can each take at least as many edges as there are chunk totals to scan;
+// the others return at once. The expansion splits the edge total its own
+// scan finds, so the frontier's edge count only decides balance.
+
+// Frontier vertices per chunk of a Sparse level of `count` vertices and
+// `edges` out-edges on `groups` workgroups, or 0 when every workgroup scans
+// the whole frontier itself. A chunk is a multiple of SCAN_CAP small enough
+// that there are at most SCAN_CAP chunks. Beyond SCAN_CAP vertices chunks are
+// needed (the host bounds later levels' frontiers to record the scan then);
+// below, they are worth a dispatch when every workgroup's scan of the whole
+// frontier would load more degrees in all than REPEATED_SCAN_LOADS and than
+// the level's edges, and the host recorded the scan (`scan_recorded`).
+fn sparse_chunk(count: u32, edges: u32, groups: u32, scan_recorded: bool) -> u32 {
+    if count <= SCAN_CAP {
+        // count * groups > x, without overflow: groups > x / count.
+        let repeated = groups > REPEATED_SCAN_LOADS / max(count, 1u)
+            && groups > edges / max(count, 1u);
+        if !(scan_recorded && repeated) {
+            return 0u;
+        }
+    }
+    return SCAN_CAP * div_ceil(count, SCAN_CAP * SCAN_CAP);
+}
+
+// The running level's chunk (uniform). Call after begin_level, from every
+// invocation.
+fn level_chunk(lid: u32, count: u32, nwg: vec3<u32>) -> u32 {
+    let bit = select(2u, 1u, level_index() == 0u);
+    let recorded = (uniform_ctl(lid, C_SCAN_RECORDED) & bit) != 0u;
+    return sparse_chunk(count, level_edges(), group_total(nwg), recorded);
+}
 
 var<workgroup> s_scan: array<u32, SCAN_CAP>;  // inclusive prefix of one tile's entries
 
@@ -114,11 +143,14 @@ fn sparse_scan(
     @builtin(workgroup_id) wid: vec3<u32>,
     @builtin(num_workgroups) nwg: vec3<u32>,
 ) {
-    if chain_stopped(lid) {
+    if !begin_level(lid, wid, nwg) {
         return;
     }
-    let count = uniform_ctl(lid, C_CUR_COUNT);
-    let chunk = max(uniform_ctl(lid, C_SPARSE_CHUNK), 1u);
+    let count = level_count();
+    let chunk = level_chunk(lid, count, nwg);
+    if chunk == 0u {
+        return;
+    }
     let chunks = div_ceil(count, chunk);
     for (var c = group_index(wid, nwg); c < chunks; c += group_total(nwg)) {
         let first = c * chunk;
@@ -145,22 +177,28 @@ fn sparse(
     @builtin(workgroup_id) wid: vec3<u32>,
     @builtin(num_workgroups) nwg: vec3<u32>,
 ) {
-    if chain_stopped(lid) {
+    if !begin_level(lid, wid, nwg) {
         return;
     }
-    let count = uniform_ctl(lid, C_CUR_COUNT);
-    let chunk = uniform_ctl(lid, C_SPARSE_CHUNK);
-    let next_depth = ctl(C_LEVEL) + 1u;
+    let count = level_count();
+    let chunk = level_chunk(lid, count, nwg);
+    let depth = discovery_depth();
     let per = ctl(C_OUT_PER_SEG);
     let chunked = chunk != 0u;
     var entries = count;
+    var groups = group_total(nwg);
     if chunked {
         entries = div_ceil(count, chunk);
+        groups = min(groups, max(level_edges() / entries, 1u));
+    }
+    let g = group_index(wid, nwg);
+    if g >= groups {
+        // A surplus workgroup of a chunked level: its share would not pay
+        // for its scan of the chunk totals.
+        return;
     }
     let total = scan_tile(lid, 0u, entries, chunked, count);
     // This workgroup's share of the edges: [begin, end).
-    let groups = group_total(nwg);
-    let g = group_index(wid, nwg);
     let share = total / groups;
     let extra = total % groups;
     let begin = g * share + min(g, extra);
@@ -188,7 +226,7 @@ fn sparse(
                 }
             }
             let u = queue_in[vertex];
-            push_visit(u, out_edge(out_offsets[u] + offset, per), next_depth);
+            push_visit(u, out_edge(out_offsets[u] + offset, per), depth);
         }
         // Two rounds discover at most 2 * WG vertices: the append list's size.
         if (base - begin) % (2u * WG) != 0u || end - base <= WG {
@@ -199,5 +237,4 @@ fn sparse(
         p_examined = end - begin;
     }
     flush_counters(lid, false);
-    finish_level(lid, nwg, true);
 }

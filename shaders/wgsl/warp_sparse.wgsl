@@ -1,8 +1,6 @@
-// WarpSparseFrontier: a virtual warp of WARP_LANES (32) consecutive lanes per
-// frontier vertex; the lanes stride over its out-edges. No subgroup
-// operations: the lanes only share the vertex id.
-
-const WARP_LANES: u32 = 32u;
+// WarpSparseFrontier: a virtual warp of WARP_LANES (32, level_sizing.wgsl)
+// consecutive lanes per frontier vertex; the lanes stride over its
+// out-edges. No subgroup operations: the lanes only share the vertex id.
 
 @compute @workgroup_size(WG)
 fn warp_sparse(
@@ -10,11 +8,11 @@ fn warp_sparse(
     @builtin(workgroup_id) wid: vec3<u32>,
     @builtin(num_workgroups) nwg: vec3<u32>,
 ) {
-    if chain_stopped(lid) {
+    if !begin_level(lid, wid, nwg) {
         return;
     }
-    let count = uniform_ctl(lid, C_CUR_COUNT);
-    let next_depth = ctl(C_LEVEL) + 1u;
+    let count = level_count();
+    let next_depth = discovery_depth();
     let per = ctl(C_OUT_PER_SEG);
     let lanes = lane_total(nwg);
     // A launch narrower than one warp makes one warp of all its lanes.
@@ -38,5 +36,4 @@ fn warp_sparse(
         flush_appends(lid);
     }
     flush_counters(lid, false);
-    finish_level(lid, nwg, true);
 }

@@ -3,18 +3,19 @@
 use std::sync::Arc;
 
 use vyre_driver::backend::{
-    Backend, BackendError, DeviceCapabilities, DeviceLayout, FrontierForm, WaveCommand, WaveReport,
+    Backend, BackendError, CheckedCommand, DeviceCapabilities, DeviceLayout, SearchSources,
+    WaveReport,
 };
 use vyre_graph::Graph;
 
-use crate::control::{C_ARRIVED, C_CUR_EDGES, COMMAND_WORDS};
-use crate::errors::{ErrorSink, from_wgpu, wait_idle};
+use crate::control::{C_CUR_COUNT, COMMAND_WORDS};
+use crate::device_graph::{DeviceGraph, allocate, check_layout};
+use crate::errors::{ErrorSink, wait_idle};
 use crate::kernels::{Kernel, Kernels};
 use crate::open::{WgpuOpenRequest, open};
 use crate::readback::read_words;
-use crate::resident::{Resident, allocate, check_layout};
 use crate::timing::CommandTiming;
-use crate::wave::{WaveContext, run, validate};
+use crate::wave::{WaveContext, run};
 
 /// Width of the search-start kernels.
 const START_WIDTH: u32 = 256;
@@ -28,8 +29,9 @@ pub struct WgpuBackend {
     errors: ErrorSink,
     binding_limit: u64,
     timestamp_period_ns: f64,
-    resident: Option<Resident>,
+    graph: Option<DeviceGraph>,
     last_timing: CommandTiming,
+    last_grids: Vec<u32>,
 }
 
 impl std::fmt::Debug for WgpuBackend {
@@ -64,8 +66,9 @@ impl WgpuBackend {
             errors: opened.errors,
             binding_limit: opened.binding_limit,
             timestamp_period_ns: opened.timestamp_period_ns,
-            resident: None,
+            graph: None,
             last_timing: CommandTiming::default(),
+            last_grids: Vec::new(),
         })
     }
 
@@ -74,6 +77,14 @@ impl WgpuBackend {
     #[must_use]
     pub fn last_command_timing(&self) -> CommandTiming {
         self.last_timing
+    }
+
+    /// Workgroups each level of the last `run_wave` ran with, in order: the
+    /// command's launch grid, then what the engine's rule gave for each
+    /// later level on the device.
+    #[must_use]
+    pub fn last_level_grids(&self) -> &[u32] {
+        &self.last_grids
     }
 
     /// Compute pipelines built so far (one per kernel and workgroup width).
@@ -91,22 +102,14 @@ impl WgpuBackend {
     /// Set every vertex unreached and, when `seed` holds, seed the sources
     /// already written to queue 0 (`count` of them).
     fn record_start(&mut self, count: u32, seed: bool) -> Result<(), BackendError> {
-        let Some(resident) = self.resident.as_ref() else {
+        let Some(graph) = self.graph.as_ref() else {
             return Err(not_uploaded());
         };
         let mut words = [0u32; COMMAND_WORDS];
-        words[crate::control::C_CUR_COUNT] = count;
+        words[C_CUR_COUNT] = count;
         self.queue
-            .write_buffer(&resident.control, 0, bytemuck::cast_slice(&words));
-        // seed_sources sums the sources' out-edges into C_CUR_EDGES; the
-        // arrival count of level-ending dispatches starts at 0.
-        const _: () = assert!(C_ARRIVED == C_CUR_EDGES + 1);
-        self.queue.write_buffer(
-            &resident.control,
-            (C_CUR_EDGES * 4) as u64,
-            bytemuck::cast_slice(&[0u32; 2]),
-        );
-        let n = resident.layout.vertex_count;
+            .write_buffer(&graph.control, 0, bytemuck::cast_slice(&words));
+        let n = graph.layout.vertex_count;
         let reset_groups = self.start_groups(n);
         let seed_groups = self.start_groups(count);
         let reset = self
@@ -115,7 +118,7 @@ impl WgpuBackend {
         let seed_pipeline = self
             .kernels
             .pipeline(&self.device, Kernel::SeedSources, START_WIDTH);
-        let resident = self.resident.as_ref().ok_or_else(not_uploaded)?;
+        let graph = self.graph.as_ref().ok_or_else(not_uploaded)?;
         let mut encoder = self
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -126,7 +129,7 @@ impl WgpuBackend {
                 label: Some("vyre search start"),
                 timestamp_writes: None,
             });
-            pass.set_bind_group(0, &resident.state_groups[0], &[]);
+            pass.set_bind_group(0, &graph.state_groups[0], &[]);
             if n > 0 {
                 pass.set_pipeline(&reset);
                 pass.dispatch_workgroups(reset_groups, 1, 1);
@@ -141,20 +144,16 @@ impl WgpuBackend {
     }
 
     fn read_vertex_array(&mut self, out: &mut [u32], parents: bool) -> Result<(), BackendError> {
-        let resident = self.resident.as_ref().ok_or_else(not_uploaded)?;
-        let n = resident.layout.vertex_count as usize;
+        let graph = self.graph.as_ref().ok_or_else(not_uploaded)?;
+        let n = graph.layout.vertex_count as usize;
         if out.len() != n {
             return Err(BackendError::new(format!(
                 "the output slice holds {} entries but the graph has {n} vertices. Fix: pass a slice of vertex_count entries.",
                 out.len()
             )));
         }
-        let source = if parents {
-            &resident.parent
-        } else {
-            &resident.depth
-        };
-        read_words(&self.device, &self.queue, source, &resident.staging, out)?;
+        let source = if parents { &graph.parent } else { &graph.depth };
+        read_words(&self.device, &self.queue, source, &graph.staging, out)?;
         self.errors.check("reading results back")
     }
 }
@@ -167,10 +166,10 @@ impl Backend for WgpuBackend {
     fn upload(&mut self, graph: &Arc<Graph>, layout: &DeviceLayout) -> Result<(), BackendError> {
         check_layout(graph, layout, self.binding_limit)?;
         // Free the previous graph before allocating the next.
-        self.resident = None;
+        self.graph = None;
         let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let resident = allocate(
+        let graph = allocate(
             &self.device,
             &self.queue,
             &self.kernels,
@@ -181,15 +180,15 @@ impl Backend for WgpuBackend {
         let validation_error = pollster::block_on(validation.pop());
         let oom_error = pollster::block_on(oom.pop());
         if let Some(error) = oom_error.or(validation_error) {
-            drop(resident);
-            return Err(from_wgpu(&error, "uploading the graph"));
+            drop(graph);
+            return Err(self.errors.explain(&error, "uploading the graph"));
         }
-        self.resident = Some(resident?);
+        self.graph = Some(graph?);
         let started = self.record_start(0, false);
         let waited = wait_idle(&self.device, "uploading the graph");
         let checked = self.errors.check("uploading the graph");
         if let Err(error) = started.and(waited).and(checked) {
-            self.resident = None;
+            self.graph = None;
             return Err(error);
         }
         Ok(())
@@ -198,62 +197,33 @@ impl Backend for WgpuBackend {
     /// Every buffer of the layout, exactly; the timestamp query set (two
     /// 8-byte queries per level, not a buffer) is not counted.
     fn allocated_bytes(&self) -> u64 {
-        self.resident.as_ref().map_or(0, |r| r.allocated)
+        self.graph.as_ref().map_or(0, |g| g.allocated)
     }
 
-    fn begin_search(&mut self, sources: &[u32]) -> Result<(), BackendError> {
-        let resident = self.resident.as_mut().ok_or_else(not_uploaded)?;
-        let n = resident.layout.vertex_count;
-        if sources.is_empty() || sources.len() > n as usize {
-            return Err(BackendError::new(format!(
-                "a search needs 1 to {n} distinct sources, got {}. Fix: pass at least one source, each once.",
-                sources.len()
-            )));
-        }
-        let mut seen = vec![false; n as usize];
-        for &s in sources {
-            match seen.get_mut(s as usize) {
-                None => {
-                    return Err(BackendError::new(format!(
-                        "source {s} is not a vertex of this {n}-vertex graph. Fix: pass sources below {n}."
-                    )));
-                }
-                Some(true) => {
-                    return Err(BackendError::new(format!(
-                        "source {s} is given twice. Fix: pass each source once."
-                    )));
-                }
-                Some(slot) => *slot = true,
-            }
-        }
+    fn begin_search(&mut self, sources: &SearchSources) -> Result<(), BackendError> {
+        let graph = self.graph.as_ref().ok_or_else(not_uploaded)?;
         self.queue
-            .write_buffer(&resident.queues[0], 0, bytemuck::cast_slice(sources));
-        resident.current = 0;
-        resident.form = FrontierForm::Queue;
-        resident.searching = true;
-        let count = u32::try_from(sources.len()).unwrap_or(u32::MAX);
-        self.record_start(count, true)?;
+            .write_buffer(&graph.queues[0], 0, bytemuck::cast_slice(sources.ids()));
+        self.record_start(sources.len(), true)?;
         self.errors.check("starting a search")
     }
 
-    fn run_wave(&mut self, command: &WaveCommand) -> Result<WaveReport, BackendError> {
-        let resident = self.resident.as_mut().ok_or_else(not_uploaded)?;
-        let kernel = validate(command, &self.caps, resident)?;
-        let (report, timing) = run(
+    fn run_wave(&mut self, command: &CheckedCommand) -> Result<WaveReport, BackendError> {
+        let graph = self.graph.as_ref().ok_or_else(not_uploaded)?;
+        let outcome = run(
             WaveContext {
                 device: &self.device,
                 queue: &self.queue,
-                caps: &self.caps,
                 kernels: &mut self.kernels,
-                resident,
+                graph,
                 timestamp_period_ns: self.timestamp_period_ns,
             },
             command,
-            kernel,
         )?;
-        self.last_timing = timing;
+        self.last_timing = outcome.timing;
+        self.last_grids = outcome.grids;
         self.errors.check("running a wave")?;
-        Ok(report)
+        Ok(outcome.report)
     }
 
     fn read_depths(&mut self, out: &mut [u32]) -> Result<(), BackendError> {

@@ -1,46 +1,62 @@
 //! Turning wgpu's errors into [`BackendError`]s instead of panics.
 
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
 
-use vyre_driver::backend::{BackendError, BackendErrorKind};
+use vyre_driver::backend::{BackendError, BackendErrorKind, DEVICE_WAIT_LIMIT};
+
+use crate::memory_budget::MemoryBudget;
 
 /// Collects the errors wgpu reports outside an error scope (by default wgpu
 /// panics on them); the backend turns them into a [`BackendError`] at the
 /// next check.
-#[derive(Clone, Default)]
-pub(crate) struct ErrorSink(Arc<Mutex<Vec<wgpu::Error>>>);
+#[derive(Clone)]
+pub(crate) struct ErrorSink {
+    errors: Arc<Mutex<Vec<wgpu::Error>>>,
+    /// The device's budget, which an out-of-memory error explains.
+    budget: MemoryBudget,
+}
 
 impl ErrorSink {
-    /// Route `device`'s uncaptured errors into this sink.
-    pub(crate) fn install(&self, device: &wgpu::Device) {
-        let sink = self.clone();
+    /// Route `device`'s uncaptured errors into a new sink.
+    pub(crate) fn install(device: &wgpu::Device, budget: MemoryBudget) -> Self {
+        let sink = Self {
+            errors: Arc::default(),
+            budget,
+        };
+        let errors = Arc::clone(&sink.errors);
         device.on_uncaptured_error(Arc::new(move |error: wgpu::Error| {
-            sink.0
+            errors
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .push(error);
         }));
+        sink
     }
 
     /// The first error recorded since the last check, as a [`BackendError`].
     pub(crate) fn check(&self, doing: &str) -> Result<(), BackendError> {
-        let mut errors = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut errors = self.errors.lock().unwrap_or_else(PoisonError::into_inner);
         let first = errors.drain(..).next();
         match first {
             None => Ok(()),
-            Some(error) => Err(from_wgpu(&error, doing)),
+            Some(error) => Err(self.explain(&error, doing)),
         }
+    }
+
+    /// A wgpu error met while `doing` something, as a [`BackendError`].
+    pub(crate) fn explain(&self, error: &wgpu::Error, doing: &str) -> BackendError {
+        from_wgpu(error, doing, &self.budget)
     }
 }
 
-/// A wgpu error met while `doing` something, as a [`BackendError`].
-pub(crate) fn from_wgpu(error: &wgpu::Error, doing: &str) -> BackendError {
+/// A wgpu error met while `doing` something on a device with `budget`, as a
+/// [`BackendError`].
+fn from_wgpu(error: &wgpu::Error, doing: &str, budget: &MemoryBudget) -> BackendError {
     match error {
         wgpu::Error::OutOfMemory { .. } => BackendError::with_kind(
             BackendErrorKind::OutOfMemory,
             format!(
-                "wgpu ran out of device memory while {doing}: {error}. Fix: use a smaller graph or lower the memory budget (WgpuOpenRequest::memory_budget_bytes) so the engine plans within what the device really has."
+                "wgpu ran out of device memory while {doing}: {error}. The graph fit the plan, but {budget}. Fix: give a budget that fits the memory free on the device (--memory-budget BYTES on the command line, memory_budget_bytes in the open request), free device memory, or use a smaller graph."
             ),
         ),
         _ => BackendError::device(format!(
@@ -48,12 +64,6 @@ pub(crate) fn from_wgpu(error: &wgpu::Error, doing: &str) -> BackendError {
         )),
     }
 }
-
-/// Longest wait for one submission (a command of at most a few hundred
-/// levels, an upload flush, a readback). Nothing vyre submits takes this
-/// long even on lavapipe, so a longer wait means the device hung, and the
-/// caller gets an error instead of a process that never returns.
-pub const DEVICE_WAIT_LIMIT: Duration = Duration::from_secs(300);
 
 /// Wait for the device to finish all submitted work, at most
 /// [`DEVICE_WAIT_LIMIT`].
@@ -70,4 +80,26 @@ pub(crate) fn wait_idle(device: &wgpu::Device, doing: &str) -> Result<(), Backen
                 DEVICE_WAIT_LIMIT.as_secs()
             ))
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn running_out_of_memory_explains_the_budget_and_how_to_lower_it() {
+        let error = wgpu::Error::OutOfMemory {
+            source: "no room".into(),
+        };
+        let e = from_wgpu(
+            &error,
+            "uploading the graph",
+            &MemoryBudget::of_heap(10_000),
+        );
+        assert_eq!(e.kind(), BackendErrorKind::OutOfMemory);
+        let text = e.message();
+        assert!(text.contains("8000 bytes, 80% of the largest device-local heap (10000 bytes) and not the memory free"), "{text}");
+        assert!(text.contains("Fix: give a budget"), "{text}");
+        assert!(text.contains("--memory-budget"), "{text}");
+    }
 }

@@ -1,25 +1,26 @@
 //! The WGSL kernels, their bind-group layouts and the pipeline cache.
 //!
-//! Every kernel file in `shaders/wgsl/` is compiled with `common.wgsl` and
-//! `chain.wgsl` prepended (and `bottom_up.wgsl` for the two bottom-up
-//! kernels). Every kernel but `noop` shares one bind-group
+//! Every kernel file in `shaders/wgsl/` is compiled with `common.wgsl`,
+//! `level_sizing.wgsl` and `chain.wgsl` prepended (and `bottom_up.wgsl` for
+//! the two bottom-up kernels). Every kernel but `noop` shares one bind-group
 //! layout (the state of one frontier set), so a chain of levels in one pass
-//! only switches between the two frontier sets' bind groups. Pipelines are created once per (kernel, workgroup width); the
-//! width is the WGSL `override` constant `WG`, which also sizes the kernels'
-//! workgroup arrays.
+//! only switches between the two frontier sets' bind groups. Pipelines are
+//! created once per (kernel, workgroup width); the width is the WGSL
+//! `override` constant `WG`, which also sizes the kernels' workgroup arrays.
 
 use std::collections::HashMap;
 
 use vyre_driver::backend::WORK_PIECE_EDGES;
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
 
-use crate::control::{
-    HYBRID_LIGHT_DEGREE, HYBRID_MID_ROUNDS, REPEATED_SCAN_LOADS, SCAN_CAP, SPARSE_EDGES_PER_LANE,
-};
+use crate::control::{HYBRID_LIGHT_DEGREE, HYBRID_MID_ROUNDS, REPEATED_SCAN_LOADS, SCAN_CAP};
 
 const COMMON: &str = include_str!("../../../shaders/wgsl/common.wgsl");
+const LEVEL_SIZING: &str = include_str!("../../../shaders/wgsl/level_sizing.wgsl");
 const CHAIN: &str = include_str!("../../../shaders/wgsl/chain.wgsl");
-const BOOKKEEPING: &str = include_str!("../../../shaders/wgsl/bookkeeping.wgsl");
+/// The files every kernel module starts with, in order.
+pub(crate) const PRELUDE: [&str; 3] = [COMMON, LEVEL_SIZING, CHAIN];
+const NOOP: &str = include_str!("../../../shaders/wgsl/noop.wgsl");
 const SEARCH_START: &str = include_str!("../../../shaders/wgsl/search_start.wgsl");
 const CONVERT: &str = include_str!("../../../shaders/wgsl/convert.wgsl");
 const WARP_SPARSE: &str = include_str!("../../../shaders/wgsl/warp_sparse.wgsl");
@@ -35,17 +36,19 @@ pub(crate) const EDGE_SEGMENT_BINDINGS: u32 = 8;
 pub(crate) const FIRST_SEGMENT_BINDING: u32 = 10;
 /// Binding of the level history.
 pub(crate) const HISTORY_BINDING: u32 = FIRST_SEGMENT_BINDING + 2 * EDGE_SEGMENT_BINDINGS;
-/// Binding of the next level's dispatch arguments.
+/// Binding of the next levels' dispatch arguments.
 pub(crate) const NEXT_ARGS_BINDING: u32 = HISTORY_BINDING + 1;
+/// Bindings of the level words of this frontier set and of the other.
+pub(crate) const THIS_LEVEL_BINDING: u32 = NEXT_ARGS_BINDING + 1;
+pub(crate) const NEXT_LEVEL_BINDING: u32 = THIS_LEVEL_BINDING + 1;
 /// Storage buffers every kernel binds: 10 state buffers (the work array
-/// included), both edge directions, the level history and the next level's
-/// dispatch arguments.
-pub(crate) const STORAGE_BINDINGS: u32 = NEXT_ARGS_BINDING + 1;
+/// included), both edge directions, the level history, the next levels'
+/// dispatch arguments and both sets' level words.
+pub(crate) const STORAGE_BINDINGS: u32 = NEXT_LEVEL_BINDING + 1;
 
 /// One compute entry point.
 #[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
 pub(crate) enum Kernel {
-    LevelBegin,
     Noop,
     ResetState,
     SeedSources,
@@ -64,7 +67,7 @@ pub(crate) enum Kernel {
 /// Source files a kernel module is built from.
 #[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
 enum Module {
-    Bookkeeping,
+    Noop,
     SearchStart,
     Convert,
     WarpSparse,
@@ -75,10 +78,11 @@ enum Module {
 }
 
 impl Module {
-    /// The module's own files, after `common.wgsl` and `chain.wgsl`.
+    /// The module's own files, after `common.wgsl`, `level_sizing.wgsl` and
+    /// `chain.wgsl`.
     fn sources(self) -> &'static [&'static str] {
         match self {
-            Self::Bookkeeping => &[BOOKKEEPING],
+            Self::Noop => &[NOOP],
             Self::SearchStart => &[SEARCH_START],
             Self::Convert => &[CONVERT],
             Self::WarpSparse => &[WARP_SPARSE],
@@ -93,7 +97,7 @@ impl Module {
 impl Kernel {
     fn module(self) -> Module {
         match self {
-            Self::LevelBegin | Self::Noop => Module::Bookkeeping,
+            Self::Noop => Module::Noop,
             Self::ResetState | Self::SeedSources => Module::SearchStart,
             Self::QueueToBitmap | Self::BitmapToQueue => Module::Convert,
             Self::WarpSparse => Module::WarpSparse,
@@ -106,7 +110,6 @@ impl Kernel {
 
     fn entry_point(self) -> &'static str {
         match self {
-            Self::LevelBegin => "level_begin",
             Self::Noop => "noop",
             Self::ResetState => "reset_state",
             Self::SeedSources => "seed_sources",
@@ -121,11 +124,6 @@ impl Kernel {
             Self::DenseClearNext => "dense_clear_next",
             Self::BlockDense => "block_dense",
         }
-    }
-
-    /// Whether the kernel has a fixed width of one invocation.
-    pub(crate) fn single_invocation(self) -> bool {
-        matches!(self, Self::LevelBegin | Self::Noop)
     }
 
     /// The level kernel of a topology (`None` for `FusedWave`).
@@ -149,6 +147,8 @@ pub(crate) struct Kernels {
     empty_pipeline_layout: wgpu::PipelineLayout,
     modules: HashMap<Module, wgpu::ShaderModule>,
     pipelines: HashMap<(Kernel, u32), wgpu::ComputePipeline>,
+    /// The `STALE_SIZING` fault injection (tests only).
+    stale_sizing: bool,
 }
 
 fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
@@ -165,7 +165,7 @@ fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
 }
 
 impl Kernels {
-    pub(crate) fn new(device: &wgpu::Device) -> Self {
+    pub(crate) fn new(device: &wgpu::Device, stale_sizing: bool) -> Self {
         let mut entries = vec![
             storage_entry(0, false),
             storage_entry(1, true),
@@ -176,7 +176,10 @@ impl Kernels {
             (0..2 * EDGE_SEGMENT_BINDINGS).map(|i| storage_entry(FIRST_SEGMENT_BINDING + i, true)),
         );
         entries.push(storage_entry(HISTORY_BINDING, false));
-        entries.push(storage_entry(NEXT_ARGS_BINDING, false));
+        entries.extend(
+            [NEXT_ARGS_BINDING, THIS_LEVEL_BINDING, NEXT_LEVEL_BINDING]
+                .map(|b| storage_entry(b, false)),
+        );
         let state_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("vyre state"),
             entries: &entries,
@@ -199,6 +202,7 @@ impl Kernels {
             empty_pipeline_layout,
             modules: HashMap::new(),
             pipelines: HashMap::new(),
+            stale_sizing,
         }
     }
 
@@ -210,10 +214,10 @@ impl Kernels {
         kernel: Kernel,
         width: u32,
     ) -> wgpu::ComputePipeline {
-        let width = if kernel.single_invocation() { 1 } else { width };
+        let width = if kernel == Kernel::Noop { 1 } else { width };
         let module_id = kernel.module();
         let module = self.modules.entry(module_id).or_insert_with(|| {
-            let source = [COMMON, CHAIN]
+            let source = PRELUDE
                 .iter()
                 .chain(module_id.sources())
                 .copied()
@@ -224,6 +228,7 @@ impl Kernels {
                 source: wgpu::ShaderSource::Wgsl(source.into()),
             })
         });
+        let stale_sizing = f64::from(u8::from(self.stale_sizing));
         let layout = if kernel == Kernel::Noop {
             &self.empty_pipeline_layout
         } else {
@@ -236,10 +241,10 @@ impl Kernels {
                     ("WG", f64::from(width)),
                     ("SCAN_CAP", f64::from(SCAN_CAP)),
                     ("PIECE_EDGES", WORK_PIECE_EDGES as f64),
-                    ("EDGES_PER_LANE", f64::from(SPARSE_EDGES_PER_LANE)),
                     ("LIGHT_DEGREE", f64::from(HYBRID_LIGHT_DEGREE)),
                     ("REPEATED_SCAN_LOADS", REPEATED_SCAN_LOADS as f64),
                     ("MID_ROUNDS", f64::from(HYBRID_MID_ROUNDS)),
+                    ("STALE_SIZING", stale_sizing),
                 ];
                 device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: Some(kernel.entry_point()),

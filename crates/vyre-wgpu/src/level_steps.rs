@@ -1,32 +1,13 @@
-//! The dispatches one level of each topology records, and where each takes
-//! its grid from.
+//! The kernels one level of each topology records. Every one of them runs
+//! on the level's grid: the command's launch grid on its first level, the
+//! grid the engine's rule gives on later ones (applied on the device,
+//! `chain.wgsl`).
 
-use vyre_driver::backend::WORK_PIECE_EDGES;
+use vyre_driver::backend::{LevelSizing, WORK_PIECE_EDGES};
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology as T;
 
-use crate::control::{
-    ARGS_LEVEL, ARGS_PIECES, ARGS_SCAN, HYBRID_LIGHT_DEGREE, HYBRID_MID_ROUNDS,
-    REPEATED_SCAN_LOADS, SCAN_CAP, SPARSE_EDGES_PER_LANE,
-};
+use crate::control::{HYBRID_LIGHT_DEGREE, HYBRID_MID_ROUNDS, REPEATED_SCAN_LOADS, SCAN_CAP};
 use crate::kernels::Kernel;
-
-/// Where one dispatch of a level takes its grid from.
-#[derive(Clone, Copy, Debug, Eq, PartialEq)]
-pub(crate) enum Grid {
-    /// The command's launch grid on its first level; the level arguments
-    /// sized on the device (from the frontier's slots) on later ones.
-    Launch,
-    /// Always the arguments `open_level` wrote at this byte offset of the
-    /// level's dispatch-argument buffer.
-    Device(u64),
-}
-
-/// One dispatch of a level.
-#[derive(Clone, Copy, Debug, Eq, PartialEq)]
-pub(crate) struct Step {
-    pub kernel: Kernel,
-    pub grid: Grid,
-}
 
 /// What the host knows about a level when it records it.
 #[derive(Clone, Copy, Debug)]
@@ -34,194 +15,199 @@ pub(crate) struct LevelFacts {
     pub topology: T,
     /// The level kernel of `topology`.
     pub kernel: Kernel,
-    /// Whether this is the command's first level, whose frontier length the
-    /// host knows.
+    /// Whether this is the command's first level, whose frontier and grid
+    /// the host knows.
     pub first: bool,
-    /// Frontier length of the first level.
+    /// Vertices and out-edges of the first level's frontier.
     pub frontier_len: u32,
+    pub frontier_edges: u64,
+    /// Workgroups of the first level (its launch grid).
+    pub first_groups: u64,
     /// Workgroup width of the level kernels.
     pub width: u32,
-    /// Largest out-degree of the graph.
+    /// How later levels are sized.
+    pub later: LevelSizing,
+    /// Largest and least out-degree of the graph.
     pub max_out_degree: u64,
-    /// Least out-degree of the graph.
     pub min_out_degree: u64,
-    /// Vertices of the graph.
+    /// Vertices and stored edges of the graph.
     pub vertex_count: u32,
+    pub edge_count: u64,
     /// Most frontier out-edges a later level runs with (the command's band).
-    pub band_max_frontier_edges: u32,
-    /// Cap of device-sized dispatches.
-    pub max_workgroups: u32,
+    pub band_max_frontier_edges: u64,
+}
+
+/// Whether every workgroup of a Sparse level of `count` vertices and
+/// `edges` out-edges on `groups` workgroups would load more degrees scanning
+/// the whole frontier itself than `REPEATED_SCAN_LOADS` and than the level
+/// has edges (`sparse_chunk` in `sparse.wgsl`, where the scan is recorded).
+fn repeated_scan_costs(count: u64, edges: u64, groups: u64) -> bool {
+    let loads = count.saturating_mul(groups);
+    loads > REPEATED_SCAN_LOADS && loads > edges
 }
 
 impl LevelFacts {
-    /// Whether the device may scan this Sparse level in chunks
-    /// (`sparse_chunk` in `common.wgsl` not 0). The first level's length is
-    /// known; a later level's vertices are bounded by the graph, and by its
-    /// out-edges (at most the band) over the least degree.
-    fn sparse_may_chunk(&self) -> bool {
-        let lane_edges = u64::from(self.width.saturating_mul(SPARSE_EDGES_PER_LANE));
+    /// Whether to record Sparse's chunk scan. The device scans in chunks
+    /// beyond [`SCAN_CAP`] vertices whatever is recorded, so the host
+    /// records the scan wherever that can happen; below, the device chunks
+    /// only where the scan is recorded. The first level's frontier and grid
+    /// are known; a later level's vertices are bounded by the graph, and by
+    /// its out-edges (at most the band) over the least degree, and its grid
+    /// by the engine's rule for those bounds.
+    fn sparse_records_scan(&self) -> bool {
         if self.first {
-            return u64::from(self.frontier_len) > lane_edges.min(u64::from(SCAN_CAP));
+            let count = u64::from(self.frontier_len);
+            return count > u64::from(SCAN_CAP)
+                || repeated_scan_costs(count, self.frontier_edges, self.first_groups);
         }
-        let band = u64::from(self.band_max_frontier_edges);
-        let by_edges = band.checked_div(self.min_out_degree).unwrap_or(u64::MAX);
-        let count = by_edges.min(u64::from(self.vertex_count));
-        if count > u64::from(SCAN_CAP) {
-            return true;
-        }
-        let groups = band
-            .div_ceil(lane_edges.max(1))
-            .min(u64::from(self.max_workgroups));
-        count > lane_edges && groups * count > REPEATED_SCAN_LOADS
+        let edges = self.band_max_frontier_edges.min(self.edge_count);
+        let by_edges = edges.checked_div(self.min_out_degree).unwrap_or(u64::MAX);
+        let count = u32::try_from(by_edges.min(u64::from(self.vertex_count))).unwrap_or(u32::MAX);
+        let groups =
+            self.later
+                .workgroups(self.topology, self.width, count, edges, self.vertex_count);
+        count > SCAN_CAP || repeated_scan_costs(u64::from(count), 0, u64::from(groups))
     }
 
-    /// Whether this Hybrid level may produce pieces (`open_level` gives its
-    /// piece dispatch workgroups): never without a vertex above
-    /// [`HYBRID_LIGHT_DEGREE`] out-edges, nor on a later level whose band
-    /// keeps its out-edges within one chunk's mid-degree budget.
+    /// Whether this Hybrid level may produce pieces: never without a vertex
+    /// above [`HYBRID_LIGHT_DEGREE`] out-edges, nor on a later level whose
+    /// band keeps its out-edges within one chunk's mid-degree budget.
     fn hybrid_may_piece(&self) -> bool {
         let budget = WORK_PIECE_EDGES.min(u64::from(self.width) * u64::from(HYBRID_MID_ROUNDS));
         self.max_out_degree > u64::from(HYBRID_LIGHT_DEGREE)
-            && (self.first || u64::from(self.band_max_frontier_edges) > budget)
+            && (self.first || self.band_max_frontier_edges > budget)
     }
 }
 
-const fn step(kernel: Kernel, grid: Grid) -> Step {
-    Step { kernel, grid }
-}
-
-/// The dispatches of one level, in order.
-///
-/// Sparse levels are sized on the device by their edges (even the first:
-/// its launch grid counts vertices, which says nothing of how many edges a
-/// few hubs hold). Their chunk scan is recorded unless the host knows the
-/// device will not choose one (see `sparse_may_chunk`); when recorded it
-/// gets zero workgroups if not needed. Hybrid levels record their piece
-/// dispatch only when pieces can occur (see `hybrid_may_piece`). Recording
-/// a dispatch the device certainly leaves empty would still cost a barrier
-/// and the host's encoding.
-pub(crate) fn level_steps(facts: LevelFacts) -> Vec<Step> {
-    let main = step(facts.kernel, Grid::Launch);
+/// The kernels of one level, in order. Sparse records its chunk scan, and
+/// Hybrid its piece dispatch, only where the level can need it: a recorded
+/// dispatch that does nothing still costs a barrier and the host's encoding.
+pub(crate) fn level_steps(facts: LevelFacts) -> Vec<Kernel> {
     match facts.topology {
-        T::SparseFrontier => {
-            let mut steps = Vec::with_capacity(2);
-            if facts.sparse_may_chunk() {
-                steps.push(step(Kernel::SparseScan, Grid::Device(ARGS_SCAN)));
-            }
-            steps.push(step(facts.kernel, Grid::Device(ARGS_LEVEL)));
-            steps
+        T::SparseFrontier if facts.sparse_records_scan() => {
+            vec![Kernel::SparseScan, facts.kernel]
         }
         T::HybridFrontier if facts.hybrid_may_piece() => {
-            vec![main, step(Kernel::HybridPieces, Grid::Device(ARGS_PIECES))]
+            vec![facts.kernel, Kernel::HybridPieces]
         }
-        T::DenseFrontier => vec![step(Kernel::DenseClearNext, Grid::Launch), main],
-        _ => vec![main],
+        T::DenseFrontier => vec![Kernel::DenseClearNext, facts.kernel],
+        _ => vec![facts.kernel],
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use vyre_driver::backend::EDGES_PER_LANE;
+
     use super::*;
 
-    /// Facts of a level of width 256 on a graph of a million vertices of
-    /// out-degree 1 to `degree`, with no band.
+    /// Facts of a level of width 256 on a graph of a million vertices and
+    /// 16 million edges of out-degree 1 to `degree`, with no band.
     fn facts(topology: T, kernel: Kernel, first: bool, len: u32, degree: u64) -> LevelFacts {
         LevelFacts {
             topology,
             kernel,
             first,
             frontier_len: len,
+            frontier_edges: u64::from(len) * degree,
+            first_groups: u64::from(len).div_ceil(256),
             width: 256,
+            later: LevelSizing {
+                edges_per_lane: EDGES_PER_LANE,
+                max_workgroups: 65_535,
+            },
             max_out_degree: degree,
             min_out_degree: 1,
             vertex_count: 1 << 20,
-            band_max_frontier_edges: u32::MAX,
-            max_workgroups: 65_535,
+            edge_count: 1 << 24,
+            band_max_frontier_edges: u64::MAX,
         }
     }
 
-    fn scan_then_expand() -> Vec<Step> {
-        vec![
-            step(Kernel::SparseScan, Grid::Device(16)),
-            step(Kernel::Sparse, Grid::Device(0)),
-        ]
-    }
+    const SPARSE: Kernel = Kernel::Sparse;
 
     #[test]
-    fn a_short_first_sparse_level_is_one_device_sized_dispatch() {
-        // 256 lanes of 2 edges: frontiers up to 512 vertices are always
-        // scanned by every workgroup.
-        let steps = level_steps(facts(T::SparseFrontier, Kernel::Sparse, true, 512, 9));
-        assert_eq!(steps, vec![step(Kernel::Sparse, Grid::Device(0))]);
-    }
-
-    #[test]
-    fn longer_or_unbounded_later_sparse_levels_record_the_chunk_scan() {
-        let longer = facts(T::SparseFrontier, Kernel::Sparse, true, 513, 9);
-        assert_eq!(level_steps(longer), scan_then_expand());
-        let later = facts(T::SparseFrontier, Kernel::Sparse, false, 1, 9);
-        assert_eq!(level_steps(later), scan_then_expand());
-        // Wide workgroups: beyond SCAN_CAP vertices the scan is needed anyway.
+    fn first_sparse_levels_record_the_scan_exactly_when_the_device_may_use_it() {
+        let one = vec![SPARSE];
+        let both = vec![Kernel::SparseScan, SPARSE];
+        // 2048 vertices on 8 workgroups: 16,384 loads, one dispatch.
+        let small = facts(T::SparseFrontier, SPARSE, true, 2048, 9);
+        assert_eq!(level_steps(small), one);
+        // 2049 vertices cannot be scanned by one workgroup.
+        let long = facts(T::SparseFrontier, SPARSE, true, 2049, 9);
+        assert_eq!(level_steps(long), both);
+        // 1000 vertices on 300 workgroups: 300,000 loads, more than 2^18
+        // and than their 200,000 edges; not with 400,000 edges.
         let wide = LevelFacts {
-            width: 4096,
-            ..facts(T::SparseFrontier, Kernel::Sparse, true, 2049, 9)
+            frontier_len: 1000,
+            frontier_edges: 200_000,
+            first_groups: 300,
+            ..small
         };
-        assert_eq!(level_steps(wide), scan_then_expand());
+        assert_eq!(level_steps(wide), both);
+        let heavy = LevelFacts {
+            frontier_edges: 400_000,
+            ..wide
+        };
+        assert_eq!(level_steps(heavy), one);
     }
 
     #[test]
-    fn a_band_or_a_small_graph_bounds_later_sparse_levels_below_the_scan() {
-        let expand_only = vec![step(Kernel::Sparse, Grid::Device(0))];
-        let later = facts(T::SparseFrontier, Kernel::Sparse, false, 1, 9);
-        // 1024 edges of degree-1 vertices at most: 1024 vertices, 2
-        // workgroups of 512 edges, 2048 degree loads.
+    fn later_sparse_levels_record_the_scan_unless_a_band_or_the_graph_bounds_them() {
+        let one = vec![SPARSE];
+        let both = vec![Kernel::SparseScan, SPARSE];
+        let later = facts(T::SparseFrontier, SPARSE, false, 1, 9);
+        assert_eq!(level_steps(later), both);
+        // 1024 edges of degree-1 vertices at most: 1024 vertices on 4
+        // workgroups, 4096 loads.
         let banded = LevelFacts {
             band_max_frontier_edges: 1024,
             ..later
         };
-        assert_eq!(level_steps(banded), expand_only);
-        // 512 vertices at most: always scanned by every workgroup.
+        assert_eq!(level_steps(banded), one);
+        // 512 vertices and 512 edges at most.
         let small = LevelFacts {
             vertex_count: 512,
+            edge_count: 512,
             ..later
         };
-        assert_eq!(level_steps(small), expand_only);
-        // 2048 vertices of 64 edges (2^17 edges, 256 workgroups): 2^19
-        // degree loads, more than the repeated-scan limit.
+        assert_eq!(level_steps(small), one);
+        // 2048 vertices of 64 edges (2^17 edges, 128 workgroups): 2^18
+        // loads, the limit; twice the edges exceed it.
         let heavy = LevelFacts {
             band_max_frontier_edges: 1 << 17,
             min_out_degree: 64,
             ..later
         };
-        assert_eq!(level_steps(heavy), scan_then_expand());
+        assert_eq!(level_steps(heavy), one);
+        let heavier = LevelFacts {
+            band_max_frontier_edges: 1 << 18,
+            min_out_degree: 128,
+            ..heavy
+        };
+        assert_eq!(level_steps(heavier), both);
         // A graph with isolated vertices bounds nothing by edges.
         let sinks = LevelFacts {
             min_out_degree: 0,
             ..banded
         };
-        assert_eq!(level_steps(sinks), scan_then_expand());
+        assert_eq!(level_steps(sinks), both);
     }
 
     #[test]
     fn hybrid_records_pieces_only_when_they_can_occur() {
         let light = facts(T::HybridFrontier, Kernel::Hybrid, true, 5, 32);
-        assert_eq!(level_steps(light), vec![step(Kernel::Hybrid, Grid::Launch)]);
-        let with_pieces = vec![
-            step(Kernel::Hybrid, Grid::Launch),
-            step(Kernel::HybridPieces, Grid::Device(32)),
-        ];
+        assert_eq!(level_steps(light), vec![Kernel::Hybrid]);
+        let with_pieces = vec![Kernel::Hybrid, Kernel::HybridPieces];
         let heavy = facts(T::HybridFrontier, Kernel::Hybrid, false, 5, 33);
         assert_eq!(level_steps(heavy), with_pieces);
         // A later level of at most 1024 edges (min(PIECE_EDGES, 256 * 8))
-        // gets no pieces; the first level's edges are unknown.
+        // gets no pieces; the first level may have any frontier.
         let banded = LevelFacts {
             band_max_frontier_edges: 1024,
             ..heavy
         };
-        assert_eq!(
-            level_steps(banded),
-            vec![step(Kernel::Hybrid, Grid::Launch)]
-        );
+        assert_eq!(level_steps(banded), vec![Kernel::Hybrid]);
         let banded_first = LevelFacts {
             first: true,
             ..banded
@@ -239,17 +225,14 @@ mod tests {
         let dense = facts(T::DenseFrontier, Kernel::Dense, true, 5, 1 << 20);
         assert_eq!(
             level_steps(dense),
-            vec![
-                step(Kernel::DenseClearNext, Grid::Launch),
-                step(Kernel::Dense, Grid::Launch),
-            ]
+            vec![Kernel::DenseClearNext, Kernel::Dense]
         );
         for (topology, kernel) in [
             (T::WarpSparseFrontier, Kernel::WarpSparse),
             (T::BlockDenseFrontier, Kernel::BlockDense),
         ] {
             let f = facts(topology, kernel, false, 5, 1 << 20);
-            assert_eq!(level_steps(f), vec![step(kernel, Grid::Launch)]);
+            assert_eq!(level_steps(f), vec![kernel]);
         }
     }
 }

@@ -13,7 +13,10 @@
 //! WGSL has no device-wide barrier, so this backend never runs a
 //! `FusedWave`; it chains levels instead: several levels recorded into one
 //! submission, each later level's dispatch sized on the device (indirect
-//! dispatch) from the previous level's frontier, and one readback per chain.
+//! dispatch) by the engine's rule from the previous level's frontier, and
+//! one readback per chain. The backend decides nothing: topology, every grid,
+//! chain length, band and where the frontier lives come in the checked
+//! command; it holds device buffers only.
 //!
 //! No kernel lets one invocation loop long: lavapipe silently ends every
 //! loop after 65,535 iterations per invocation, so long adjacency lists are
@@ -21,20 +24,21 @@
 
 mod backend;
 mod control;
+mod device_graph;
 mod errors;
 mod kernels;
+#[cfg(test)]
+mod level_sizing_probe;
 mod level_steps;
 mod memory_budget;
 mod open;
 mod readback;
 mod record;
-mod resident;
 mod timing;
 mod upload;
 mod wave;
 
 pub use backend::WgpuBackend;
-pub use errors::DEVICE_WAIT_LIMIT;
 pub use memory_budget::{FALLBACK_BUDGET_BYTES, HEAP_SHARE_PERCENT};
 pub use open::WgpuOpenRequest;
 pub use timing::CommandTiming;

@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use vyre_driver::backend::{BackendError, BackendKind, DeviceCapabilities};
+use vyre_driver::backend::{BackendError, DeviceCapabilities};
 use vyre_driver::megakernel_execution::MegakernelDeviceCapabilities;
 
 use crate::control::SCAN_CAP;
@@ -34,6 +34,11 @@ pub struct WgpuOpenRequest {
     /// backend selection sets this, since vyre's own CPU backend is much
     /// faster than a software GPU; naming the wgpu backend accepts them.
     pub skip_software_adapters: bool,
+    /// Tests only: build the kernels so that every counter add sizes the
+    /// next level from the total before it, the stale view a relaxed memory
+    /// system may give. Searches must stay exact; only later grids shrink.
+    #[doc(hidden)]
+    pub stale_sizing_for_tests: bool,
 }
 
 /// An opened device with everything measured at open.
@@ -69,7 +74,8 @@ fn pick_adapter(request: &WgpuOpenRequest) -> Result<wgpu::Adapter, BackendError
     let mut descriptor = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
     // wgpu checks every indirect dispatch with an extra dispatch of its own.
     // vyre's device-sized dispatches are capped at the per-dimension limit by
-    // construction (level_begin), so the check only costs time. DX12 needs it
+    // construction (the command's LevelSizing::max_workgroups, checked by the
+    // driver), so the check only costs time. DX12 needs it
     // for `num_workgroups`, so it stays on Windows; WGPU_VALIDATION_INDIRECT_CALL
     // still decides when set.
     if !cfg!(windows) && std::env::var_os("WGPU_VALIDATION_INDIRECT_CALL").is_none() {
@@ -134,7 +140,7 @@ pub(crate) fn open(request: &WgpuOpenRequest) -> Result<OpenedDevice, BackendErr
     let limits = adapter.limits();
     if limits.max_storage_buffers_per_shader_stage < STORAGE_BINDINGS {
         return Err(BackendError::unavailable(format!(
-            "adapter {} allows {} storage buffers per shader stage; vyre's kernels bind {STORAGE_BINDINGS}. Fix: use another adapter (Vulkan drivers allow far more) or the cpu backend.",
+            "adapter {} allows {} storage buffers per shader stage; vyre's kernels bind {STORAGE_BINDINGS}. Fix: use another adapter (Vulkan drivers allow far more) or another backend.",
             info.name, limits.max_storage_buffers_per_shader_stage
         )));
     }
@@ -156,9 +162,9 @@ pub(crate) fn open(request: &WgpuOpenRequest) -> Result<OpenedDevice, BackendErr
             info.name
         ))
     })?;
-    let errors = ErrorSink::default();
-    errors.install(&device);
-    let mut kernels = Kernels::new(&device);
+    let budget = memory_budget(&adapter, request.memory_budget_bytes);
+    let errors = ErrorSink::install(&device, budget);
+    let mut kernels = Kernels::new(&device, request.stale_sizing_for_tests);
     let launch_overhead_ns = calibrate(&device, &queue, &mut kernels, &errors)?;
     let binding_limit = limits
         .max_storage_buffer_binding_size
@@ -173,16 +179,18 @@ pub(crate) fn open(request: &WgpuOpenRequest) -> Result<OpenedDevice, BackendErr
             32
         };
     let caps = DeviceCapabilities {
-        backend: BackendKind::Wgpu,
         device_name: format!("{} ({:?}, {})", info.name, info.backend, info.driver_info),
         megakernel: MegakernelDeviceCapabilities::FUSION_INCAPABLE,
+        barrier_reason: "WGSL has no device-wide barrier and WebGPU promises no forward progress between workgroups".to_string(),
         max_workgroup_size_x: max_width(&limits),
         max_compute_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension,
         max_compute_invocations_per_workgroup: limits.max_compute_invocations_per_workgroup,
         subgroup_size,
+        // wgpu does not say how many invocations the adapter runs at once.
+        resident_lanes: 0,
         resident_workgroups: 0,
         resident_workgroup_size: 0,
-        memory_budget_bytes: memory_budget(&adapter, request.memory_budget_bytes),
+        memory_budget_bytes: budget.bytes,
         max_binding_bytes,
         max_edge_segments: EDGE_SEGMENT_BINDINGS,
         offset_bytes: 4,

@@ -1,57 +1,45 @@
-//! Recording one command: its frontier conversion, the opening of its first
-//! level where a dispatch of that level is sized on the device, and every
-//! level, in one compute pass per segment (wgpu orders the dispatches of a
-//! pass with barriers), then the copy of its timestamps and level records to
-//! the staging buffer.
+//! Recording one command: its frontier conversion and every level, in one
+//! compute pass per segment (wgpu orders the dispatches of a pass with
+//! barriers), then the copy of its timestamps and level records to the
+//! staging buffer.
 //!
 //! A long chain is recorded and submitted in segments of growing length
 //! ([`segments`]), so the device runs the first levels while the host still
-//! records the rest: recording costs about 2 µs per level on the H200, a
-//! fifth of a grid level, and would otherwise leave the device idle.
+//! records the rest.
 //!
-//! A level ends in its own kernel (the last workgroup of its last dispatch
-//! closes it and opens the next, `chain.wgsl`), so a chained level records
-//! only a bind-group switch and its dispatches: the bind group of frontier
-//! set `d` writes the next level's dispatch arguments into buffer `1 - d`,
-//! and the next level (set `1 - d`) is dispatched from there.
+//! Every dispatch of a level runs on the level's grid: the command's launch
+//! grid on its first level, the arguments the level before wrote on later
+//! ones (`chain.wgsl`), so a chained level records only a bind-group switch
+//! and its dispatches.
 
 use std::ops::Range;
 
-use crate::control::ARGS_LEVEL;
+use vyre_driver::backend::SearchPosition;
+
+use crate::control::{RECORD_BASE_WORDS, RECORD_WORDS, args_offset};
+use crate::device_graph::DeviceGraph;
 use crate::kernels::Kernel;
-use crate::level_steps::Grid;
-use crate::resident::Resident;
 
 /// One dispatch of a level, with its pipeline.
 pub(crate) struct Dispatch {
     pub kernel: Kernel,
     pub pipeline: wgpu::ComputePipeline,
-    pub grid: Grid,
-}
-
-/// A dispatch of fixed size before the levels.
-pub(crate) struct Prologue {
-    pub kernel: Kernel,
-    pub pipeline: wgpu::ComputePipeline,
-    pub groups: u32,
 }
 
 /// Everything one command records.
 pub(crate) struct CommandRecipe<'a> {
-    pub resident: &'a Resident,
-    /// Frontier set (0 or 1) of the first level.
-    pub first_set: usize,
+    pub graph: &'a DeviceGraph,
+    /// Where the frontier is: level `k` runs on frontier set
+    /// `position.buffer_of_level(k, true)`.
+    pub position: SearchPosition,
     /// Levels recorded.
     pub levels: u32,
-    /// Frontier conversion before the first level.
-    pub conversion: Option<Prologue>,
-    /// `level_begin`, when a dispatch of the first level is sized on the
-    /// device.
-    pub begin: Option<wgpu::ComputePipeline>,
+    /// Frontier conversion before the first level, on its grid.
+    pub conversion: Option<Dispatch>,
     /// Dispatches of the first level and of every later one.
     pub first_steps: Vec<Dispatch>,
     pub later_steps: Vec<Dispatch>,
-    /// Grid of the first level's `Grid::Launch` dispatches.
+    /// The first level's grid.
     pub launch_grid: [u32; 3],
     /// Whether to write the command's begin and end timestamps.
     pub timed: bool,
@@ -59,24 +47,24 @@ pub(crate) struct CommandRecipe<'a> {
 
 /// Bytes of the history the host reads back for `levels` levels: the two
 /// timestamps, then one 16-byte record per level.
-pub(crate) fn readback_bytes(resident: &Resident, levels: u32) -> u64 {
-    resident.record_offset() + 16 * u64::from(levels)
+pub(crate) fn readback_bytes(levels: u32) -> u64 {
+    4 * u64::from(RECORD_BASE_WORDS + RECORD_WORDS * levels)
 }
 
 /// The pass state that makes redundant bind-group and pipeline changes
 /// cheap to skip.
 struct PassState<'p> {
     pass: wgpu::ComputePass<'p>,
-    set: Option<usize>,
+    set: Option<u32>,
     kernel: Option<Kernel>,
     dispatches: u32,
 }
 
 impl PassState<'_> {
-    fn bind(&mut self, resident: &Resident, set: usize) {
+    fn bind(&mut self, graph: &DeviceGraph, set: u32) {
         if self.set != Some(set) {
             self.pass
-                .set_bind_group(0, &resident.state_groups[set], &[]);
+                .set_bind_group(0, &graph.state_groups[set as usize], &[]);
             self.set = Some(set);
         }
     }
@@ -95,7 +83,7 @@ const FIRST_SEGMENT_LEVELS: u32 = 8;
 /// The level ranges a command of `levels` levels is recorded and submitted
 /// in: one range for a short command, then segments that double from
 /// [`FIRST_SEGMENT_LEVELS`] (each is recorded while the device runs the
-/// previous one, which takes about five times longer).
+/// previous one, which takes longer than recording it).
 pub(crate) fn segments(levels: u32) -> Vec<Range<u32>> {
     let mut out = Vec::new();
     let mut start = 0;
@@ -117,26 +105,33 @@ pub(crate) fn segments(levels: u32) -> Vec<Range<u32>> {
 }
 
 /// Record levels `range` of `recipe` into `encoder`: with the first level,
-/// the conversion and opening; with the last, the timestamps' resolution and
-/// the copy to staging. Returns the dispatches recorded.
+/// the clearing of the level records and the conversion; with the last, the
+/// timestamps' resolution and the copy to staging. Returns the dispatches
+/// recorded.
 pub(crate) fn record(
     encoder: &mut wgpu::CommandEncoder,
     recipe: &CommandRecipe<'_>,
     range: Range<u32>,
 ) -> u32 {
-    let resident = recipe.resident;
-    let first_set = recipe.first_set;
+    let graph = recipe.graph;
+    let first_set = recipe.position.buffer_of_level(0, true);
     let opens = range.start == 0;
     let closes = range.end >= recipe.levels;
-    if opens
-        && recipe
+    if opens {
+        // Every counter of every level starts at 0 and is only added to
+        // until the host reads it back.
+        let records = 4 * u64::from(RECORD_BASE_WORDS);
+        let bytes = readback_bytes(recipe.levels) - records;
+        encoder.clear_buffer(&graph.history, records, Some(bytes));
+        if recipe
             .conversion
             .as_ref()
             .is_some_and(|c| c.kernel == Kernel::QueueToBitmap)
-    {
-        encoder.clear_buffer(&resident.bitmaps[first_set], 0, None);
+        {
+            encoder.clear_buffer(&graph.bitmaps[first_set as usize], 0, None);
+        }
     }
-    let timestamp_writes = resident
+    let timestamp_writes = graph
         .query_set
         .as_ref()
         .filter(|_| recipe.timed && (opens || closes))
@@ -154,23 +149,16 @@ pub(crate) fn record(
         kernel: None,
         dispatches: 0,
     };
+    let [x, y, z] = recipe.launch_grid;
     if let Some(conversion) = recipe.conversion.as_ref().filter(|_| opens) {
-        state.bind(resident, first_set);
+        state.bind(graph, first_set);
         state.pipeline(conversion.kernel, &conversion.pipeline);
-        state.pass.dispatch_workgroups(conversion.groups, 1, 1);
-        state.dispatches += 1;
-    }
-    if let Some(begin) = recipe.begin.as_ref().filter(|_| opens) {
-        // The other set's bind group writes the arguments of set first_set.
-        state.bind(resident, 1 - first_set);
-        state.pipeline(Kernel::LevelBegin, begin);
-        state.pass.dispatch_workgroups(1, 1, 1);
+        state.pass.dispatch_workgroups(x, y, z);
         state.dispatches += 1;
     }
     for k in range {
-        let set = (first_set + k as usize) % 2;
-        state.bind(resident, set);
-        let args = &resident.dispatch_args[set];
+        let set = recipe.position.buffer_of_level(k, true);
+        state.bind(graph, set);
         let steps = if k == 0 {
             &recipe.first_steps
         } else {
@@ -178,13 +166,13 @@ pub(crate) fn record(
         };
         for step in steps {
             state.pipeline(step.kernel, &step.pipeline);
-            match (k, step.grid) {
-                (0, Grid::Launch) => {
-                    let [x, y, z] = recipe.launch_grid;
-                    state.pass.dispatch_workgroups(x, y, z);
-                }
-                (_, Grid::Launch) => state.pass.dispatch_workgroups_indirect(args, ARGS_LEVEL),
-                (_, Grid::Device(offset)) => state.pass.dispatch_workgroups_indirect(args, offset),
+            if k == 0 {
+                state.pass.dispatch_workgroups(x, y, z);
+            } else {
+                let args = &graph.dispatch_args[set as usize];
+                state
+                    .pass
+                    .dispatch_workgroups_indirect(args, args_offset(k));
             }
             state.dispatches += 1;
         }
@@ -194,15 +182,15 @@ pub(crate) fn record(
     if !closes {
         return dispatches;
     }
-    if let (true, Some(query_set)) = (recipe.timed, &resident.query_set) {
-        encoder.resolve_query_set(query_set, 0..2, &resident.history, 0);
+    if let (true, Some(query_set)) = (recipe.timed, &graph.query_set) {
+        encoder.resolve_query_set(query_set, 0..2, &graph.history, 0);
     }
     encoder.copy_buffer_to_buffer(
-        &resident.history,
+        &graph.history,
         0,
-        &resident.staging,
+        &graph.staging,
         0,
-        readback_bytes(resident, recipe.levels),
+        readback_bytes(recipe.levels),
     );
     dispatches
 }

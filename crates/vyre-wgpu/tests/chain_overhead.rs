@@ -11,8 +11,8 @@ mod common;
 use std::sync::Arc;
 use std::time::Instant;
 
-use common::{check, launch, open, search, upload};
-use vyre_driver::backend::{Backend, FrontierForm, WaveCommand};
+use common::{begin, check, command, open, search, upload};
+use vyre_driver::backend::{Backend, DeviceLayout};
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology as T;
 use vyre_graph::Graph;
 use vyre_graph::generate::{chain, grid_2d};
@@ -25,13 +25,17 @@ fn per_level_time_with_and_without_chaining() {
     println!("device: {}", backend.capabilities().device_name);
     let n = 2001;
     let graph = Arc::new(chain(n).expect("chain"));
-    upload(&mut backend, &graph, 256);
+    let layout = upload(&mut backend, &graph, 256);
     for topology in [T::WarpSparseFrontier, T::SparseFrontier, T::DenseFrontier] {
         for chain_len in [1, 16, 256] {
             // Warm-up (pipelines), then the timed search from one end.
-            search(&mut backend, &graph, &[0], chain_len, &|_| topology);
+            search(&mut backend, &layout, &graph, &[0], chain_len, &|_| {
+                topology
+            });
             let start = Instant::now();
-            let result = search(&mut backend, &graph, &[0], chain_len, &|_| topology);
+            let result = search(&mut backend, &layout, &graph, &[0], chain_len, &|_| {
+                topology
+            });
             let elapsed = start.elapsed();
             check(&graph, &[0], &result, "chain");
             println!(
@@ -60,31 +64,21 @@ struct Split {
     encode_per_level: Vec<f64>,
 }
 
-/// A whole search from `source`, every command chaining up to `chain_len`
+/// A whole search from vertex 0, every command chaining up to `chain_len`
 /// levels of `topology`, with the phases of every command summed.
 fn timed_search(
     backend: &mut WgpuBackend,
+    layout: &DeviceLayout,
     graph: &Graph,
-    source: u32,
     topology: T,
     chain_len: u32,
 ) -> Split {
-    let n = graph.vertex_count();
     let mut split = Split::default();
-    backend.begin_search(&[source]).expect("search starts");
-    let (mut level, mut frontier_len, mut form) = (0, 1, FrontierForm::Queue);
+    let mut at = begin(backend, graph, &[0]);
     let start = Instant::now();
-    while frontier_len > 0 {
-        let command = WaveCommand {
-            topology,
-            frontier: form,
-            level,
-            frontier_len,
-            max_levels: chain_len,
-            launch: launch(backend.capabilities(), topology, frontier_len, n),
-            band_max_frontier_edges: u64::MAX,
-        };
-        let report = backend.run_wave(&command).expect("wave runs");
+    while at.frontier_len > 0 {
+        let wave = command(backend, layout, topology, at, chain_len, u64::MAX);
+        let report = backend.run_wave(&wave).expect("wave runs");
         let timing = backend.last_command_timing();
         split.commands += 1;
         split.encode_ns += timing.encode_ns;
@@ -99,9 +93,7 @@ fn timed_search(
         }
         let last = report.levels.last().expect("a level ran");
         split.levels += report.levels.len() as u64;
-        level = last.level + 1;
-        frontier_len = last.frontier_out;
-        form = report.frontier.expect("form");
+        at = at.after(topology, report.levels.len() as u32, last);
     }
     split.wall_ns = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
     split
@@ -130,14 +122,14 @@ fn per_level_overhead_split() {
     ];
     for (name, graph) in graphs {
         let graph = Arc::new(graph);
-        upload(&mut backend, &graph, 64);
+        let layout = upload(&mut backend, &graph, 64);
         for topology in [T::WarpSparseFrontier, T::SparseFrontier] {
             for chain_len in [1, 64] {
                 // Warm-up (pipelines, allocations), then the fastest of 3
                 // runs (the least disturbed by other work on the host).
-                timed_search(&mut backend, &graph, 0, topology, chain_len);
+                timed_search(&mut backend, &layout, &graph, topology, chain_len);
                 let mut runs: Vec<Split> = (0..3)
-                    .map(|_| timed_search(&mut backend, &graph, 0, topology, chain_len))
+                    .map(|_| timed_search(&mut backend, &layout, &graph, topology, chain_len))
                     .collect();
                 runs.sort_by_key(|s| s.wall_ns);
                 let mut encodes: Vec<f64> = runs

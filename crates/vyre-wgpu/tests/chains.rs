@@ -1,13 +1,17 @@
 //! Chains (several levels per submission, later ones sized on the device),
 //! band stops, topology switches mid-search (queue/bitmap conversions) and
-//! multi-source searches.
+//! multi-source searches. `VYRE_STRESS_REPEATS=N` repeats every search N
+//! times, each checked at every level.
 
 mod common;
 
 use std::sync::Arc;
 
-use common::{TOPOLOGIES, check, launch, open, random_directed, random_undirected, search, upload};
-use vyre_driver::backend::{Backend, FrontierForm, WaveCommand};
+use common::{
+    Reference, TOPOLOGIES, begin, check_against, command, open, random_directed, random_undirected,
+    repeats, search, upload,
+};
+use vyre_driver::backend::Backend;
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology as T;
 use vyre_graph::generate::{chain, grid_2d};
 
@@ -26,23 +30,25 @@ fn chains_of_several_levels_match_the_reference() {
     ];
     for (name, graph, sources) in shapes {
         let graph = Arc::new(graph);
-        upload(&mut backend, &graph, 64);
-        for topology in TOPOLOGIES {
-            // 64 levels are recorded and submitted in several segments.
-            for chain_len in [3, 16, 64] {
-                let result = search(&mut backend, &graph, &sources, chain_len, &|_| topology);
-                check(
-                    &graph,
-                    &sources,
-                    &result,
-                    &format!("{name} / {topology:?} / chain {chain_len}"),
-                );
-                let depth = result.levels.len() as u32;
-                assert!(
-                    result.commands as u32 <= depth.div_ceil(chain_len) + 1,
-                    "{name}: {} commands for {depth} levels in chains of {chain_len}",
-                    result.commands
-                );
+        let layout = upload(&mut backend, &graph, 64);
+        let reference = Reference::new(&graph, &sources);
+        for _ in 0..repeats() {
+            for topology in TOPOLOGIES {
+                // 64 levels are recorded and submitted in several segments.
+                for chain_len in [3, 16, 64] {
+                    let result =
+                        search(&mut backend, &layout, &graph, &sources, chain_len, &|_| {
+                            topology
+                        });
+                    let what = format!("{name} / {topology:?} / chain {chain_len}");
+                    check_against(&reference, &result, &what);
+                    let depth = result.levels.len() as u32;
+                    assert!(
+                        result.commands as u32 <= depth.div_ceil(chain_len) + 1,
+                        "{what}: {} commands for {depth} levels",
+                        result.commands
+                    );
+                }
             }
         }
     }
@@ -68,17 +74,23 @@ fn switching_topologies_mid_search_converts_the_frontier() {
         .collect();
     for (name, graph, sources) in shapes {
         let graph = Arc::new(graph);
-        upload(&mut backend, &graph, 4);
-        for offset in [0usize, 1, 7] {
-            for chain_len in [1, 2] {
-                let schedule = |level: u32| cycle[(level as usize + offset) % cycle.len()];
-                let result = search(&mut backend, &graph, &sources, chain_len, &schedule);
-                check(
-                    &graph,
-                    &sources,
-                    &result,
-                    &format!("{name} / switching from {offset}"),
-                );
+        let layout = upload(&mut backend, &graph, 4);
+        let reference = Reference::new(&graph, &sources);
+        for _ in 0..repeats() {
+            for offset in [0usize, 1, 7] {
+                for chain_len in [1, 2] {
+                    let schedule = |level: u32| cycle[(level as usize + offset) % cycle.len()];
+                    let result = search(
+                        &mut backend,
+                        &layout,
+                        &graph,
+                        &sources,
+                        chain_len,
+                        &schedule,
+                    );
+                    let what = format!("{name} / switching from {offset} / chain {chain_len}");
+                    check_against(&reference, &result, &what);
+                }
             }
         }
     }
@@ -89,53 +101,40 @@ fn a_chain_stops_when_the_frontier_leaves_the_band() {
     let Some(mut backend) = open() else { return };
     // From a corner of a grid the frontier's out-edges grow level by level.
     let graph = Arc::new(grid_2d(20, 20).expect("grid"));
-    upload(&mut backend, &graph, 8);
-    for topology in TOPOLOGIES {
-        backend.begin_search(&[0]).expect("search starts");
-        let command = WaveCommand {
-            topology,
-            frontier: FrontierForm::Queue,
-            level: 0,
-            frontier_len: 1,
-            max_levels: 8,
-            launch: launch(backend.capabilities(), topology, 1, 400),
-            // Level 1's frontier {1, 20} has 3 + 3 out-edges, level 2's has 12.
-            band_max_frontier_edges: 6,
-        };
-        let report = backend.run_wave(&command).expect("wave runs");
-        let ran: Vec<(u32, u32)> = report
-            .levels
-            .iter()
-            .map(|l| (l.frontier_in, l.frontier_out))
-            .collect();
-        assert_eq!(
-            ran,
-            vec![(1, 2), (2, 3)],
-            "{topology:?}: levels before the band stop"
-        );
-        assert_eq!(
-            report.levels[1].frontier_out_edges,
-            3 + 4 + 3,
-            "{topology:?}"
-        );
-        // The command's two timestamps and 8 records of 16 bytes.
-        assert_eq!(report.readback_bytes, 16 + 8 * 16);
-        // The search goes on from where the chain stopped.
-        let next = WaveCommand {
-            frontier: report.frontier.expect("form"),
-            level: 2,
-            frontier_len: 3,
-            max_levels: 1,
-            band_max_frontier_edges: u64::MAX,
-            launch: launch(backend.capabilities(), topology, 3, 400),
-            ..command
-        };
-        let report = backend.run_wave(&next).expect("wave runs");
-        assert_eq!(report.levels.len(), 1);
-        assert_eq!(
-            report.levels[0].frontier_out, 4,
-            "{topology:?}: level 2 discovers 4"
-        );
+    let layout = upload(&mut backend, &graph, 8);
+    for _ in 0..repeats() {
+        for topology in TOPOLOGIES {
+            let start = begin(&mut backend, &graph, &[0]);
+            // Level 1's frontier {1, 20} has 3 + 3 out-edges, level 2's 10.
+            let wave = command(&backend, &layout, topology, start, 8, 6);
+            let report = backend.run_wave(&wave).expect("wave runs");
+            let ran: Vec<(u32, u32)> = report
+                .levels
+                .iter()
+                .map(|l| (l.frontier_in, l.frontier_out))
+                .collect();
+            assert_eq!(
+                ran,
+                vec![(1, 2), (2, 3)],
+                "{topology:?}: levels before the band stop"
+            );
+            assert_eq!(
+                report.levels[1].frontier_out_edges,
+                3 + 4 + 3,
+                "{topology:?}"
+            );
+            // The command's two timestamps and 8 records of 16 bytes.
+            assert_eq!(report.readback_bytes, 16 + 8 * 16);
+            // The search goes on from where the chain stopped.
+            let at = start.after(topology, 2, &report.levels[1]);
+            let next = command(&backend, &layout, topology, at, 1, u64::MAX);
+            let report = backend.run_wave(&next).expect("wave runs");
+            assert_eq!(report.levels.len(), 1);
+            assert_eq!(
+                report.levels[0].frontier_out, 4,
+                "{topology:?}: level 2 discovers 4"
+            );
+        }
     }
 }
 
@@ -143,27 +142,21 @@ fn a_chain_stops_when_the_frontier_leaves_the_band() {
 fn a_chain_ends_early_when_the_frontier_empties() {
     let Some(mut backend) = open() else { return };
     let graph = Arc::new(chain(5).expect("chain"));
-    upload(&mut backend, &graph, 32);
-    for topology in TOPOLOGIES {
-        backend.begin_search(&[0]).expect("search starts");
-        let command = WaveCommand {
-            topology,
-            frontier: FrontierForm::Queue,
-            level: 0,
-            frontier_len: 1,
-            max_levels: 32,
-            launch: launch(backend.capabilities(), topology, 1, 5),
-            band_max_frontier_edges: u64::MAX,
-        };
-        let report = backend.run_wave(&command).expect("wave runs");
-        let outs: Vec<u32> = report.levels.iter().map(|l| l.frontier_out).collect();
-        assert_eq!(outs, vec![1, 1, 1, 1, 0], "{topology:?}");
-        // A chain is timed as a whole; its levels are not timed one by one.
-        assert_eq!(
-            report.device_ns.is_some(),
-            backend.capabilities().device_timestamps
-        );
-        assert!(report.levels.iter().all(|l| l.device_ns.is_none()));
-        assert!(report.wall_ns > 0);
+    let layout = upload(&mut backend, &graph, 32);
+    for _ in 0..repeats() {
+        for topology in TOPOLOGIES {
+            let start = begin(&mut backend, &graph, &[0]);
+            let wave = command(&backend, &layout, topology, start, 32, u64::MAX);
+            let report = backend.run_wave(&wave).expect("wave runs");
+            let outs: Vec<u32> = report.levels.iter().map(|l| l.frontier_out).collect();
+            assert_eq!(outs, vec![1, 1, 1, 1, 0], "{topology:?}");
+            // A chain is timed as a whole; its levels are not timed one by one.
+            assert_eq!(
+                report.device_ns.is_some(),
+                backend.capabilities().device_timestamps
+            );
+            assert!(report.levels.iter().all(|l| l.device_ns.is_none()));
+            assert!(report.wall_ns > 0);
+        }
     }
 }

@@ -1,14 +1,13 @@
 //! Capabilities, memory accounting, the pipeline cache and typed errors for
-//! requests this backend cannot run.
+//! calls out of order. Commands are checked by the driver
+//! (`WaveCommand::check`, with its own tests); this backend trusts them.
 
 mod common;
 
 use std::sync::Arc;
 
-use common::{TOPOLOGIES, check, launch, open, open_with, search, upload};
-use vyre_driver::backend::{
-    Backend, BackendErrorKind, DeviceLayout, FrontierForm, LaunchShape, WaveCommand,
-};
+use common::{TOPOLOGIES, begin, check, command, open, open_with, search, upload};
+use vyre_driver::backend::{Backend, BackendErrorKind, DeviceLayout, SearchSources};
 use vyre_driver::megakernel_execution::{
     MegakernelDeviceCapabilities, MegakernelExecutionTopology as T,
 };
@@ -24,6 +23,9 @@ fn capabilities_describe_a_device_without_a_grid_barrier() {
         MegakernelDeviceCapabilities::FUSION_INCAPABLE
     );
     assert_eq!(caps.resident_workgroups, 0);
+    assert_eq!(caps.resident_lanes, 0, "wgpu does not say");
+    assert!(!caps.can_fuse());
+    assert!(caps.barrier_reason.contains("no device-wide barrier"));
     assert_eq!(caps.offset_bytes, 4);
     assert!(caps.needs_readback_staging);
     assert_eq!(caps.max_edge_segments, 8);
@@ -66,12 +68,12 @@ fn memory_held_is_exactly_the_layout_and_pipelines_are_reused() {
     let layout = upload(&mut backend, &graph, 8);
     assert_eq!(backend.allocated_bytes(), layout.total_bytes());
     for topology in TOPOLOGIES {
-        let result = search(&mut backend, &graph, &[0], 8, &|_| topology);
+        let result = search(&mut backend, &layout, &graph, &[0], 8, &|_| topology);
         check(&graph, &[0], &result, &format!("{topology:?}"));
     }
     let built = backend.pipeline_count();
     for topology in TOPOLOGIES {
-        search(&mut backend, &graph, &[255], 8, &|_| topology);
+        search(&mut backend, &layout, &graph, &[255], 8, &|_| topology);
     }
     assert_eq!(
         backend.pipeline_count(),
@@ -85,20 +87,8 @@ fn memory_held_is_exactly_the_layout_and_pipelines_are_reused() {
     assert!(small_layout.total_bytes() < layout.total_bytes());
 }
 
-fn command(backend: &vyre_wgpu::WgpuBackend, topology: T) -> WaveCommand {
-    WaveCommand {
-        topology,
-        frontier: FrontierForm::Queue,
-        level: 0,
-        frontier_len: 1,
-        max_levels: 1,
-        launch: launch(backend.capabilities(), topology, 1, 100),
-        band_max_frontier_edges: u64::MAX,
-    }
-}
-
 #[test]
-fn bad_requests_get_typed_errors() {
+fn calls_out_of_order_get_typed_errors() {
     let Some(mut backend) = open() else { return };
     let graph = Arc::new(grid_2d(10, 10).expect("grid"));
     let invalid = |result: Result<_, vyre_driver::backend::BackendError>, what: &str| {
@@ -110,13 +100,12 @@ fn bad_requests_get_typed_errors() {
             error.message()
         );
     };
-    invalid(backend.begin_search(&[0]), "a search before upload");
-    invalid(
-        backend
-            .run_wave(&command(&backend, T::SparseFrontier))
-            .map(|_| ()),
-        "a wave before upload",
-    );
+    let sources = SearchSources::new(&[0], &graph).expect("valid sources");
+    invalid(backend.begin_search(&sources), "a search before upload");
+    let layout = DeviceLayout::for_graph(&graph, backend.capabilities(), 2).expect("layout");
+    let start = vyre_driver::backend::SearchPosition::start(&sources);
+    let wave = command(&backend, &layout, T::SparseFrontier, start, 1, u64::MAX);
+    invalid(backend.run_wave(&wave).map(|_| ()), "a wave before upload");
     let other = chain(7).expect("chain");
     let wrong_layout = DeviceLayout::for_graph(&other, backend.capabilities(), 1).expect("layout");
     invalid(
@@ -126,116 +115,13 @@ fn bad_requests_get_typed_errors() {
     assert_eq!(backend.allocated_bytes(), 0);
 
     upload(&mut backend, &graph, 2);
-    invalid(
-        backend
-            .run_wave(&command(&backend, T::SparseFrontier))
-            .map(|_| ()),
-        "a wave before begin_search",
-    );
-    invalid(backend.begin_search(&[]), "no sources");
-    invalid(backend.begin_search(&[100]), "a source out of range");
-    invalid(backend.begin_search(&[3, 3]), "a repeated source");
-    backend.begin_search(&[0]).expect("search starts");
-
-    invalid(
-        backend
-            .run_wave(&command(&backend, T::FusedWave))
-            .map(|_| ()),
-        "FusedWave",
-    );
-    let base = command(&backend, T::SparseFrontier);
-    let with_launch = |launch: LaunchShape| WaveCommand { launch, ..base };
-    invalid(
-        backend
-            .run_wave(&with_launch(LaunchShape {
-                dispatch_grid: [0, 1, 1],
-                ..base.launch
-            }))
-            .map(|_| ()),
-        "a zero grid",
-    );
-    invalid(
-        backend
-            .run_wave(&with_launch(LaunchShape {
-                workgroup_size_x: 48,
-                ..base.launch
-            }))
-            .map(|_| ()),
-        "a width that is not a power of two",
-    );
-    invalid(
-        backend
-            .run_wave(&with_launch(LaunchShape {
-                workgroup_size_x: 1 << 20,
-                ..base.launch
-            }))
-            .map(|_| ()),
-        "a width above the limit",
-    );
-    invalid(
-        backend
-            .run_wave(&WaveCommand {
-                max_levels: 0,
-                ..base
-            })
-            .map(|_| ()),
-        "zero levels",
-    );
-    invalid(
-        backend
-            .run_wave(&WaveCommand {
-                max_levels: 3,
-                ..base
-            })
-            .map(|_| ()),
-        "more levels than the history holds",
-    );
-    invalid(
-        backend
-            .run_wave(&WaveCommand {
-                max_levels: 2,
-                launch: LaunchShape {
-                    max_workgroups: 0,
-                    ..base.launch
-                },
-                ..base
-            })
-            .map(|_| ()),
-        "a chain with max_workgroups 0",
-    );
-    invalid(
-        backend
-            .run_wave(&WaveCommand {
-                frontier_len: 101,
-                ..base
-            })
-            .map(|_| ()),
-        "a frontier longer than the graph",
-    );
-    invalid(
-        backend
-            .run_wave(&WaveCommand {
-                frontier: FrontierForm::Bitmap,
-                ..base
-            })
-            .map(|_| ()),
-        "the wrong frontier form",
-    );
-    invalid(
-        backend
-            .run_wave(&WaveCommand {
-                level: u32::MAX - 1,
-                ..base
-            })
-            .map(|_| ()),
-        "a level at the unreached marker",
-    );
+    begin(&mut backend, &graph, &[0]);
     let mut short = vec![0; 99];
     invalid(backend.read_depths(&mut short), "a short depth slice");
     invalid(backend.read_parents(&mut short), "a short parent slice");
 
     // None of that disturbed the search.
-    let report = backend.run_wave(&base).expect("a valid wave runs");
+    let report = backend.run_wave(&wave).expect("a valid wave runs");
     assert_eq!(report.levels.len(), 1);
     assert_eq!(report.levels[0].frontier_out, 2);
 }

@@ -38,18 +38,22 @@ fn hub_level_device_time() {
     ];
     for (name, graph, hub_level) in shapes {
         let graph = Arc::new(graph);
-        upload(&mut backend, &graph, 32);
+        let layout = upload(&mut backend, &graph, 32);
         for topology in [T::SparseFrontier, T::HybridFrontier, T::WarpSparseFrontier] {
             // Only one-level commands time their level alone.
             for chain_len in [1] {
-                search(&mut backend, &graph, &[0], chain_len, &|_| topology);
+                search(&mut backend, &layout, &graph, &[0], chain_len, &|_| {
+                    topology
+                });
                 let mut hub = Vec::new();
                 let mut after = Vec::new();
                 let mut path = Vec::new();
                 for _ in 0..RUNS {
-                    let result = search(&mut backend, &graph, &[0], chain_len, &|_| topology);
+                    let result = search(&mut backend, &layout, &graph, &[0], chain_len, &|_| {
+                        topology
+                    });
                     check(&graph, &[0], &result, name);
-                    let at = |level: u32| result.device_ns[level as usize].unwrap_or(0);
+                    let at = |level: u32| result.levels[level as usize].device_ns.unwrap_or(0);
                     hub.push(at(hub_level));
                     after.push(at(hub_level + 1));
                     // Levels along the path: one light vertex each.

@@ -5,66 +5,34 @@
 //! every threshold (32 light, 1024 per piece), one level at a time and in
 //! chains sized on the device. Depths are compared with the reference BFS,
 //! parents checked, and every level's counts (vertices found, their
-//! out-edges, edges examined) compared with the reference's.
+//! out-edges, edges examined) and grid compared with the reference's and the
+//! engine's rule. `VYRE_STRESS_REPEATS=N` repeats every search N times.
 
 mod common;
 
 use std::sync::Arc;
 
 use common::shapes::{Tier, broom, hub_tree, tier};
-use common::{Search, TOPOLOGIES, check, open, search, search_with, upload};
-use vyre_driver::backend::{Backend, LaunchShape, slots_for};
+use common::{
+    Reference, Search, TOP_DOWN, TOPOLOGIES, check_against, later_sizing, open, repeats, search,
+    search_with, shape, upload,
+};
+use vyre_driver::backend::{Backend, DeviceLayout, slots_for};
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology as T;
 use vyre_graph::Graph;
-use vyre_graph::bfs::reference_bfs;
 use vyre_wgpu::WgpuBackend;
-
-const TOP_DOWN: [T; 3] = [T::WarpSparseFrontier, T::SparseFrontier, T::HybridFrontier];
-
-/// Out-edges of each level's frontier in the reference search.
-fn level_edges(graph: &Graph, sources: &[u32]) -> Vec<u64> {
-    let depths = reference_bfs(graph, sources).depths;
-    let mut edges = Vec::new();
-    for v in 0..graph.vertex_count() {
-        let d = depths[v as usize];
-        if d != u32::MAX {
-            if edges.len() <= d as usize {
-                edges.resize(d as usize + 1, 0);
-            }
-            edges[d as usize] += graph.out_edges().degree(v);
-        }
-    }
-    edges
-}
-
-/// Check `result` against the reference, and for top-down topologies that
-/// every level examined exactly its frontier's out-edges.
-fn check_all(graph: &Graph, sources: &[u32], result: &Search, topology: T, what: &str) {
-    check(graph, sources, result, what);
-    if TOP_DOWN.contains(&topology) {
-        let edges = level_edges(graph, sources);
-        for &(level, _, _, _, examined) in &result.levels {
-            assert_eq!(
-                examined, edges[level as usize],
-                "{what}: level {level} edges examined"
-            );
-        }
-    }
-}
 
 /// Every topology, one level per command and in chains of 16.
 fn every_topology(backend: &mut WgpuBackend, name: &str, graph: &Arc<Graph>, sources: &[u32]) {
-    upload(backend, graph, 16);
-    for topology in TOPOLOGIES {
-        for chain in [1, 16] {
-            let result = search(backend, graph, sources, chain, &|_| topology);
-            check_all(
-                graph,
-                sources,
-                &result,
-                topology,
-                &format!("{name} / {topology:?} / chain {chain}"),
-            );
+    let layout = upload(backend, graph, 16);
+    let reference = Reference::new(graph, sources);
+    for _ in 0..repeats() {
+        for topology in TOPOLOGIES {
+            for chain in [1, 16] {
+                let result = search(backend, &layout, graph, sources, chain, &|_| topology);
+                let what = format!("{name} / {topology:?} / chain {chain}");
+                check_against(&reference, &result, &what);
+            }
         }
     }
 }
@@ -73,7 +41,7 @@ fn every_topology(backend: &mut WgpuBackend, name: &str, graph: &Arc<Graph>, sou
 fn a_broom_whose_level_is_eight_hubs() {
     let Some(mut backend) = open() else { return };
     let graph = Arc::new(broom());
-    let reference = reference_bfs(&graph, &[0]).depths;
+    let reference = Reference::new(&graph, &[0]).depths;
     let hubs = (0..graph.vertex_count())
         .filter(|&v| reference[v as usize] == 10)
         .collect::<Vec<_>>();
@@ -88,7 +56,7 @@ fn a_broom_whose_level_is_eight_hubs() {
 fn hubs_mixed_with_mid_and_light_vertices_in_one_scan() {
     let Some(mut backend) = open() else { return };
     // 1,023 frontier vertices with 98,369 out-edges: every workgroup scans
-    // them all itself (193 workgroups of 256 lanes * 2 edges repeat 197,439
+    // them all itself (97 workgroups of 256 lanes * 4 edges repeat 99,231
     // degree loads, within the 2^18 that warrant a chunk scan). Degrees on
     // both sides of 32 (light) and of 1024 and 2048 (piece boundaries).
     let tiers = [
@@ -109,15 +77,16 @@ fn hubs_mixed_with_mid_and_light_vertices_in_one_scan() {
 #[test]
 fn a_short_frontier_with_many_edges_is_scanned_in_chunks_too() {
     let Some(mut backend) = open() else { return };
-    // 1,014 frontier vertices with 284,014 out-edges: 555 workgroups of 256
-    // lanes * 2 edges would repeat 562,770 degree loads scanning the whole
-    // frontier each, more than 2^18, so the device scans it in one chunk of
-    // its own. With and without degree-0 vertices.
-    let tiers = [tier(14, 20_000), tier(1000, 3)];
+    // 1,514 frontier vertices with 286,014 out-edges: 280 workgroups of 256
+    // lanes * 4 edges would repeat 423,920 degree loads scanning the whole
+    // frontier each, more than 2^18 and than the edges, so the device scans
+    // it in one chunk of its own. With and without degree-0 vertices (1,514
+    // vertices, 282,400 edges, 276 workgroups).
+    let tiers = [tier(14, 20_000), tier(1500, 3)];
     let graph = Arc::new(hub_tree(3, &tiers, false));
-    assert_eq!(level_edges(&graph, &[0])[3], 284_014);
+    assert_eq!(Reference::new(&graph, &[0]).edges[3], 286_014);
     every_topology(&mut backend, "short and heavy", &graph, &[0]);
-    let tiers = [tier(600, 0), tier(14, 20_000), tier(400, 3)];
+    let tiers = [tier(700, 0), tier(14, 20_000), tier(800, 3)];
     let graph = Arc::new(hub_tree(3, &tiers, true));
     every_topology(&mut backend, "short and heavy, directed", &graph, &[0]);
 }
@@ -173,24 +142,23 @@ fn chains_across_small_and_chunked_frontiers() {
     // Levels grow past one scan and shrink back within the chain.
     let graph = Arc::new(common::random_undirected(40_000, 70_000, 41));
     let sources = [0, 17, 39_999];
-    let sizes = level_edges(&graph, &sources);
-    assert!(sizes.len() > 6, "a deep enough search");
-    upload(&mut backend, &graph, 32);
-    for topology in TOP_DOWN {
-        for chain in [4, 32] {
-            let result = search(&mut backend, &graph, &sources, chain, &|_| topology);
-            assert!(
-                result.levels.iter().any(|l| l.1 > 2048)
-                    && result.levels.iter().any(|l| l.1 < 2048),
-                "the search has small and chunked levels"
-            );
-            check_all(
-                &graph,
-                &sources,
-                &result,
-                topology,
-                &format!("random / {topology:?} / chain {chain}"),
-            );
+    let reference = Reference::new(&graph, &sources);
+    assert!(reference.vertices.len() > 6, "a deep enough search");
+    let layout = upload(&mut backend, &graph, 32);
+    for _ in 0..repeats() {
+        for topology in TOP_DOWN {
+            for chain in [4, 32] {
+                let result = search(&mut backend, &layout, &graph, &sources, chain, &|_| {
+                    topology
+                });
+                assert!(
+                    result.levels.iter().any(|l| l.frontier_in > 2048)
+                        && result.levels.iter().any(|l| l.frontier_in < 2048),
+                    "the search has small and chunked levels"
+                );
+                let what = format!("random / {topology:?} / chain {chain}");
+                check_against(&reference, &result, &what);
+            }
         }
     }
 }
@@ -201,25 +169,27 @@ fn a_frontier_of_more_than_one_scan_per_chunk() {
     // 2048 * 2048 = 4,194,304 frontier vertices is the most chunks of one
     // scan each can hold; a larger frontier scans several per chunk.
     let graph = Arc::new(vyre_graph::generate::star(4_200_000).expect("star"));
-    upload(&mut backend, &graph, 4);
+    let layout = upload(&mut backend, &graph, 4);
     let topology = T::SparseFrontier;
     for (sources, chain) in [(vec![0], 1), (vec![123_456], 4)] {
-        let result = search(&mut backend, &graph, &sources, chain, &|_| topology);
-        assert!(result.levels.iter().any(|l| l.1 > 2048 * 2048));
-        check_all(
-            &graph,
-            &sources,
-            &result,
-            topology,
-            &format!("star 4.2M from {sources:?} / chain {chain}"),
-        );
+        let reference = Reference::new(&graph, &sources);
+        for _ in 0..repeats() {
+            let result = search(&mut backend, &layout, &graph, &sources, chain, &|_| {
+                topology
+            });
+            assert!(result.levels.iter().any(|l| l.frontier_in > 2048 * 2048));
+            let what = format!("star 4.2M from {sources:?} / chain {chain}");
+            check_against(&reference, &result, &what);
+        }
     }
 }
 
 /// Run a whole search with every level on `groups` workgroups of `width`
-/// (`max_workgroups` = `groups`, so device-sized levels stride too).
+/// (later levels capped at `groups` too, so device-sized levels stride), or
+/// on grids that cover the level's vertices.
 fn narrow_search(
     backend: &mut WgpuBackend,
+    layout: &DeviceLayout,
     graph: &Graph,
     topology: T,
     width: u32,
@@ -229,18 +199,18 @@ fn narrow_search(
     let n = graph.vertex_count();
     search_with(
         backend,
+        layout,
         graph,
         &[0],
         chain,
         &|_| topology,
-        &|_, topology, len| {
-            let cover = slots_for(topology, len, n).max(1).div_ceil(width);
-            LaunchShape {
-                workgroup_size_x: width,
-                dispatch_grid: [groups.unwrap_or(cover).min(65_535), 1, 1],
-                slots_per_lane: 1,
-                max_workgroups: groups.unwrap_or(65_535),
-            }
+        &|_, topology, at| {
+            let cover = slots_for(topology, at.frontier_len, n)
+                .max(1)
+                .div_ceil(width);
+            let grid = groups.unwrap_or(cover).min(65_535);
+            let later = later_sizing(topology, groups.unwrap_or(65_535));
+            shape(width, [grid, 1, 1], later, topology, at, n)
         },
     )
 }
@@ -252,7 +222,8 @@ fn hubs_at_every_width_and_with_few_workgroups() {
     // 2,354 frontier vertices (chunked) with 4 hubs of 5,000 edges.
     let tiers = [tier(4, 5000), tier(50, 100), tier(2300, 2)];
     let graph = Arc::new(hub_tree(3, &tiers, false));
-    upload(&mut backend, &graph, 8);
+    let layout = upload(&mut backend, &graph, 8);
+    let reference = Reference::new(&graph, &[0]);
     // Every slot covered, one workgroup, three. An invocation handles at
     // least edges / (width * workgroups) edges, and lavapipe ends its loops
     // after 65,535 iterations: width 1 runs only on grids sized to the level.
@@ -270,17 +241,22 @@ fn hubs_at_every_width_and_with_few_workgroups() {
     // WarpSparse is left out: one warp per frontier vertex walks the 29,600
     // leaves of the last level in as many rounds, past lavapipe's budget on
     // one narrow workgroup.
-    for (width, groups) in combos {
-        for topology in [T::SparseFrontier, T::HybridFrontier] {
-            let chain = if groups == Some(3) { 8 } else { 1 };
-            let result = narrow_search(&mut backend, &graph, topology, width, groups, chain);
-            check_all(
-                &graph,
-                &[0],
-                &result,
-                topology,
-                &format!("{topology:?} / width {width} / {groups:?} workgroups"),
-            );
+    for _ in 0..repeats() {
+        for (width, groups) in combos {
+            for topology in [T::SparseFrontier, T::HybridFrontier] {
+                let chain = if groups == Some(3) { 8 } else { 1 };
+                let result = narrow_search(
+                    &mut backend,
+                    &layout,
+                    &graph,
+                    topology,
+                    width,
+                    groups,
+                    chain,
+                );
+                let what = format!("{topology:?} / width {width} / {groups:?} workgroups");
+                check_against(&reference, &result, &what);
+            }
         }
     }
 }

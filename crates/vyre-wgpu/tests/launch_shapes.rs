@@ -7,9 +7,10 @@ mod common;
 use std::sync::Arc;
 
 use common::{
-    Search, TOPOLOGIES, check, open, random_directed, random_undirected, search_with, upload,
+    Search, TOPOLOGIES, check, later_sizing, open, random_directed, random_undirected, search_with,
+    shape, upload,
 };
-use vyre_driver::backend::{Backend, LaunchShape, slots_for};
+use vyre_driver::backend::{Backend, DeviceLayout, slots_for};
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology as T;
 use vyre_graph::Graph;
 use vyre_wgpu::WgpuBackend;
@@ -24,39 +25,45 @@ enum Grid {
     Tall,
 }
 
-fn shaped_search(
-    backend: &mut WgpuBackend,
-    graph: &Graph,
-    sources: &[u32],
+/// How every command of one search is launched.
+#[derive(Clone, Copy, Debug)]
+struct Launch {
     topology: T,
     width: u32,
     grid: Grid,
     chain: u32,
+}
+
+fn shaped_search(
+    backend: &mut WgpuBackend,
+    layout: &DeviceLayout,
+    graph: &Graph,
+    sources: &[u32],
+    launch: Launch,
 ) -> Search {
+    let Launch {
+        topology,
+        width,
+        grid,
+        chain,
+    } = launch;
     let n = graph.vertex_count();
     search_with(
         backend,
+        layout,
         graph,
         sources,
         chain,
         &|_| topology,
-        &|_, topology, len| {
-            let slots = slots_for(topology, len, n).max(1);
-            let dispatch_grid = match grid {
-                Grid::Cover => [slots.div_ceil(width).min(65_535), 1, 1],
-                Grid::One => [1, 1, 1],
-                Grid::Tall => [1, 1, 3],
+        &|_, topology, at| {
+            let slots = slots_for(topology, at.frontier_len, n).max(1);
+            let (dispatch_grid, max_workgroups) = match grid {
+                Grid::Cover => ([slots.div_ceil(width).min(65_535), 1, 1], 65_535),
+                Grid::One => ([1, 1, 1], 1),
+                Grid::Tall => ([1, 1, 3], 3),
             };
-            LaunchShape {
-                workgroup_size_x: width,
-                dispatch_grid,
-                slots_per_lane: 1,
-                max_workgroups: match grid {
-                    Grid::Cover => 65_535,
-                    Grid::One => 1,
-                    Grid::Tall => 3,
-                },
-            }
+            let later = later_sizing(topology, max_workgroups);
+            shape(width, dispatch_grid, later, topology, at, n)
         },
     )
 }
@@ -75,13 +82,18 @@ fn every_width_and_grid_shape_gives_the_reference_depths() {
     ];
     for (name, graph, sources) in shapes {
         let graph = Arc::new(graph);
-        upload(&mut backend, &graph, 4);
+        let layout = upload(&mut backend, &graph, 4);
         for width in [1, 8, 32, 64, max_width] {
             for grid in [Grid::Cover, Grid::One, Grid::Tall] {
                 for topology in TOPOLOGIES {
                     let chain = if matches!(grid, Grid::Tall) { 4 } else { 1 };
-                    let result =
-                        shaped_search(&mut backend, &graph, &sources, topology, width, grid, chain);
+                    let launch = Launch {
+                        topology,
+                        width,
+                        grid,
+                        chain,
+                    };
+                    let result = shaped_search(&mut backend, &layout, &graph, &sources, launch);
                     check(
                         &graph,
                         &sources,

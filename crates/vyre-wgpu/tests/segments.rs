@@ -52,7 +52,9 @@ fn split_edge_segments_give_the_same_searches() {
         assert_eq!(backend.allocated_bytes(), layout.total_bytes(), "{name}");
         for topology in TOPOLOGIES {
             for chain in [1, 4] {
-                let result = search(&mut backend, &graph, &sources, chain, &|_| topology);
+                let result = search(&mut backend, &layout, &graph, &sources, chain, &|_| {
+                    topology
+                });
                 check(
                     &graph,
                     &sources,

@@ -1,5 +1,6 @@
 //! Shared test helpers: opening lavapipe (or skipping), a small test-only
-//! wave loop, graph shapes, and checks against the reference BFS.
+//! wave loop whose commands go through `WaveCommand::check`, graph shapes,
+//! and checks against the reference BFS.
 #![allow(dead_code)]
 
 pub mod shapes;
@@ -7,7 +8,8 @@ pub mod shapes;
 use std::sync::Arc;
 
 use vyre_driver::backend::{
-    Backend, DeviceCapabilities, DeviceLayout, FrontierForm, LaunchShape, WaveCommand, slots_for,
+    Backend, CheckedCommand, DeviceCapabilities, DeviceLayout, EDGES_PER_LANE, LaunchShape,
+    LevelSizing, SearchPosition, SearchSources, WaveCommand, is_edge_balanced, slots_for,
 };
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology as T;
 use vyre_graph::bfs::reference_bfs;
@@ -23,6 +25,19 @@ pub const TOPOLOGIES: [T; 5] = [
     T::DenseFrontier,
     T::BlockDenseFrontier,
 ];
+
+/// The topologies that push from the frontier: they examine exactly its
+/// out-edges.
+pub const TOP_DOWN: [T; 3] = [T::WarpSparseFrontier, T::SparseFrontier, T::HybridFrontier];
+
+/// How often the stress-worthy tests repeat their searches:
+/// `VYRE_STRESS_REPEATS` (default 1). Every repetition checks every level.
+pub fn repeats() -> usize {
+    std::env::var("VYRE_STRESS_REPEATS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1)
+}
 
 /// Open a backend with `request`, or print a visible skip line and return
 /// `None` when no adapter exists (a failure when CI requires wgpu).
@@ -60,38 +75,110 @@ pub fn upload(backend: &mut WgpuBackend, graph: &Arc<Graph>, max_levels: u32) ->
     layout
 }
 
-/// The test-only launch rule: width 256 clamped to the limits, one lane per
-/// slot up to the per-dimension workgroup limit.
-pub fn launch(caps: &DeviceCapabilities, topology: T, frontier_len: u32, n: u32) -> LaunchShape {
+/// The test-side launch rule (the engine's is in vyre-runtime): width 256
+/// within the limits, and the driver's later-level rule, up to the
+/// per-dimension limit, for the first level too.
+pub fn launch(caps: &DeviceCapabilities, topology: T, at: &SearchPosition, n: u32) -> LaunchShape {
     let width = 256.min(caps.max_workgroup_size_x);
-    let slots = slots_for(topology, frontier_len, n).max(1);
-    let groups = slots
-        .div_ceil(width)
-        .clamp(1, caps.max_compute_workgroups_per_dimension);
-    LaunchShape {
-        workgroup_size_x: width,
-        dispatch_grid: [groups, 1, 1],
-        slots_per_lane: slots.div_ceil(groups * width),
-        max_workgroups: caps.max_compute_workgroups_per_dimension,
+    let later = later_sizing(topology, caps.max_compute_workgroups_per_dimension);
+    let groups = later.workgroups(topology, width, at.frontier_len, at.frontier_edges, n);
+    shape(width, [groups, 1, 1], later, topology, at, n)
+}
+
+/// The rule for later levels the engine gives `topology`: edge-balanced
+/// topologies are sized by their edges too.
+pub fn later_sizing(topology: T, max_workgroups: u32) -> LevelSizing {
+    let edges_per_lane = if is_edge_balanced(topology) {
+        EDGES_PER_LANE
+    } else {
+        0
+    };
+    LevelSizing {
+        edges_per_lane,
+        max_workgroups,
     }
 }
 
-/// One finished search: depths, parents and per-level counters.
+/// A launch of `grid` workgroups of `width`, with the slots per lane that
+/// cover the first level.
+pub fn shape(
+    width: u32,
+    grid: [u32; 3],
+    later: LevelSizing,
+    topology: T,
+    at: &SearchPosition,
+    n: u32,
+) -> LaunchShape {
+    let lanes = grid.iter().map(|&d| u64::from(d)).product::<u64>() * u64::from(width);
+    let slots = u64::from(slots_for(topology, at.frontier_len, n).max(1));
+    LaunchShape {
+        workgroup_size_x: width,
+        dispatch_grid: grid,
+        slots_per_lane: u32::try_from(slots.div_ceil(lanes)).expect("slots per lane fit"),
+        later,
+    }
+}
+
+/// A command from `at`, checked by the driver.
+pub fn command(
+    backend: &WgpuBackend,
+    layout: &DeviceLayout,
+    topology: T,
+    at: SearchPosition,
+    max_levels: u32,
+    band_max_frontier_edges: u64,
+) -> CheckedCommand {
+    WaveCommand {
+        topology,
+        position: at,
+        max_levels,
+        launch: launch(backend.capabilities(), topology, &at, layout.vertex_count),
+        band_max_frontier_edges,
+    }
+    .check(backend.capabilities(), layout)
+    .expect("the test's command is valid")
+}
+
+/// Start a search from `sources` and return its position.
+pub fn begin(backend: &mut WgpuBackend, graph: &Graph, sources: &[u32]) -> SearchPosition {
+    let sources = SearchSources::new(sources, graph).expect("valid sources");
+    backend.begin_search(&sources).expect("search starts");
+    SearchPosition::start(&sources)
+}
+
+/// One level of a finished search.
+#[derive(Clone, Copy, Debug)]
+pub struct Level {
+    pub topology: T,
+    pub level: u32,
+    pub frontier_in: u32,
+    pub frontier_out: u32,
+    pub out_edges: u64,
+    pub examined: u64,
+    pub device_ns: Option<u64>,
+    /// Workgroups the level ran with, and what the command's launch (first
+    /// level) or the engine's rule for its frontier (later levels) says.
+    pub grid: u32,
+    pub engine_grid: u32,
+}
+
+/// One finished search: depths, parents and its levels.
 pub struct Search {
     pub depths: Vec<u32>,
     pub parents: Vec<u32>,
-    /// (level, frontier_in, frontier_out, frontier_out_edges, edges_examined)
-    pub levels: Vec<(u32, u32, u32, u64, u64)>,
-    /// Device time of each level, where the device timed it.
-    pub device_ns: Vec<Option<u64>>,
+    pub levels: Vec<Level>,
     /// Commands issued.
     pub commands: usize,
 }
 
+/// The launch of one command of a test search.
+pub type Shape<'a> = &'a dyn Fn(&DeviceCapabilities, T, &SearchPosition) -> LaunchShape;
+
 /// Run a whole search: each command uses `schedule(level)`'s topology and
-/// chains up to `chain` levels, launched by the test-only rule [`launch`].
+/// chains up to `chain` levels, launched by the test-side rule [`launch`].
 pub fn search(
     backend: &mut WgpuBackend,
+    layout: &DeviceLayout,
     graph: &Graph,
     sources: &[u32],
     chain: u32,
@@ -100,43 +187,41 @@ pub fn search(
     let n = graph.vertex_count();
     search_with(
         backend,
+        layout,
         graph,
         sources,
         chain,
         schedule,
-        &|caps, topology, len| launch(caps, topology, len, n),
+        &|caps, topology, at| launch(caps, topology, at, n),
     )
 }
 
-/// [`search`] with every command launched as `shape(caps, topology,
-/// frontier_len)` says.
+/// [`search`] with every command launched as `shape` says.
 pub fn search_with(
     backend: &mut WgpuBackend,
+    layout: &DeviceLayout,
     graph: &Graph,
     sources: &[u32],
     chain: u32,
     schedule: &dyn Fn(u32) -> T,
-    shape: &dyn Fn(&DeviceCapabilities, T, u32) -> LaunchShape,
+    shape: Shape<'_>,
 ) -> Search {
     let n = graph.vertex_count();
-    backend.begin_search(sources).expect("search starts");
-    let mut form = FrontierForm::Queue;
-    let mut level = 0u32;
-    let mut frontier_len = sources.len() as u32;
+    let mut at = begin(backend, graph, sources);
     let mut levels = Vec::new();
-    let mut device_ns = Vec::new();
     let mut commands = 0;
-    while frontier_len > 0 {
-        let topology = schedule(level);
+    while at.frontier_len > 0 {
+        let topology = schedule(at.level);
+        let launch = shape(backend.capabilities(), topology, &at);
         let command = WaveCommand {
             topology,
-            frontier: form,
-            level,
-            frontier_len,
+            position: at,
             max_levels: chain,
-            launch: shape(backend.capabilities(), topology, frontier_len),
+            launch,
             band_max_frontier_edges: u64::MAX,
-        };
+        }
+        .check(backend.capabilities(), layout)
+        .expect("the test's command is valid");
         let report = backend.run_wave(&command).expect("wave runs");
         commands += 1;
         assert!(
@@ -145,21 +230,33 @@ pub fn search_with(
         );
         assert!(report.levels.len() <= chain as usize);
         assert!(report.readback_bytes > 0);
-        for record in &report.levels {
-            assert_eq!(record.level, level);
-            assert_eq!(record.frontier_in, frontier_len);
-            levels.push((
-                record.level,
-                record.frontier_in,
+        let grids = backend.last_level_grids();
+        assert_eq!(grids.len(), report.levels.len());
+        let mut engine_grid = u32::try_from(launch.workgroups()).expect("grid fits");
+        for (k, (record, &grid)) in (0u32..).zip(report.levels.iter().zip(grids)) {
+            assert_eq!(record.level, at.level + k);
+            levels.push(Level {
+                topology,
+                level: record.level,
+                frontier_in: record.frontier_in,
+                frontier_out: record.frontier_out,
+                out_edges: record.frontier_out_edges,
+                examined: record.edges_examined,
+                device_ns: record.device_ns,
+                grid,
+                engine_grid,
+            });
+            engine_grid = launch.later.workgroups(
+                topology,
+                launch.workgroup_size_x,
                 record.frontier_out,
                 record.frontier_out_edges,
-                record.edges_examined,
-            ));
-            device_ns.push(record.device_ns);
-            level += 1;
-            frontier_len = record.frontier_out;
+                n,
+            );
         }
-        form = report.frontier.expect("a report names the frontier form");
+        let last = report.levels.last().expect("a level ran");
+        at = at.after(topology, report.levels.len() as u32, last);
+        assert_eq!(report.frontier, Some(at.form));
         assert!(commands <= n as usize + 1, "search does not terminate");
     }
     let mut depths = vec![0; n as usize];
@@ -172,28 +269,81 @@ pub fn search_with(
         depths,
         parents,
         levels,
-        device_ns,
         commands,
     }
 }
 
+/// What the reference BFS says of a search: depths, and per depth the
+/// vertices and their out-edges.
+pub struct Reference<'g> {
+    graph: &'g Graph,
+    pub depths: Vec<u32>,
+    pub vertices: Vec<u64>,
+    pub edges: Vec<u64>,
+}
+
+impl<'g> Reference<'g> {
+    pub fn new(graph: &'g Graph, sources: &[u32]) -> Self {
+        let depths = reference_bfs(graph, sources).depths;
+        let mut vertices = Vec::new();
+        let mut edges = Vec::new();
+        for v in 0..graph.vertex_count() {
+            let d = depths[v as usize];
+            if d != UNREACHED {
+                if vertices.len() <= d as usize {
+                    vertices.resize(d as usize + 1, 0);
+                    edges.resize(d as usize + 1, 0);
+                }
+                vertices[d as usize] += 1;
+                edges[d as usize] += graph.out_edges().degree(v);
+            }
+        }
+        Self {
+            graph,
+            depths,
+            vertices,
+            edges,
+        }
+    }
+
+    fn at(list: &[u64], depth: u32) -> u64 {
+        list.get(depth as usize).copied().unwrap_or(0)
+    }
+}
+
 /// Check depths against the reference BFS, parents for validity (adjacency
-/// lists from `build_graph` are sorted), and each
-/// level's discovered count and out-edge sum against the reference depths.
+/// lists from `build_graph` are sorted), every level's counts (vertices in
+/// and out, out-edges found, and for top-down topologies edges examined)
+/// against the reference depths, and that every level ran on the grid its
+/// command or the engine's rule gave it.
 pub fn check(graph: &Graph, sources: &[u32], result: &Search, what: &str) {
-    let expected = reference_bfs(graph, sources);
-    assert_eq!(
-        result.depths.len(),
-        expected.depths.len(),
-        "{what}: depth count"
-    );
-    let wrong = (0..expected.depths.len()).filter(|&v| result.depths[v] != expected.depths[v]);
+    check_against(&Reference::new(graph, sources), result, what);
+}
+
+/// [`check`] against a reference computed once.
+pub fn check_against(reference: &Reference<'_>, result: &Search, what: &str) {
+    check_counts(reference, result, what);
+    for l in &result.levels {
+        assert_eq!(
+            l.grid, l.engine_grid,
+            "{what}: level {} ran on {} workgroups, the engine's rule says {}",
+            l.level, l.grid, l.engine_grid
+        );
+    }
+}
+
+/// [`check`] without the grids.
+pub fn check_counts(reference: &Reference<'_>, result: &Search, what: &str) {
+    let graph = reference.graph;
+    let expected = &reference.depths;
+    assert_eq!(result.depths.len(), expected.len(), "{what}: depth count");
+    let wrong = (0..expected.len()).filter(|&v| result.depths[v] != expected[v]);
     if let Some(first) = wrong.clone().next() {
         panic!(
             "{what}: {} depths differ; first at vertex {first}: {} instead of {}",
             wrong.count(),
             result.depths[first],
-            expected.depths[first]
+            expected[first]
         );
     }
     for v in 0..graph.vertex_count() {
@@ -215,34 +365,29 @@ pub fn check(graph: &Graph, sources: &[u32], result: &Search, what: &str) {
             );
         }
     }
-    let depths = &expected.depths;
-    for &(level, frontier_in, frontier_out, out_edges, _) in &result.levels {
-        let at = |d: u32| (0..graph.vertex_count()).filter(move |&v| depths[v as usize] == d);
+    let vertices = |d| Reference::at(&reference.vertices, d);
+    let edges = |d| Reference::at(&reference.edges, d);
+    for l in &result.levels {
+        let at = l.level;
         assert_eq!(
-            frontier_in as usize,
-            at(level).count(),
-            "{what}: level {level} frontier_in"
+            u64::from(l.frontier_in),
+            vertices(at),
+            "{what}: level {at} frontier_in"
         );
         assert_eq!(
-            frontier_out as usize,
-            at(level + 1).count(),
-            "{what}: level {level} frontier_out"
+            u64::from(l.frontier_out),
+            vertices(at + 1),
+            "{what}: level {at} frontier_out"
         );
-        let degrees: u64 = at(level + 1).map(|v| graph.out_edges().degree(v)).sum();
         assert_eq!(
-            out_edges, degrees,
-            "{what}: level {level} frontier_out_edges"
+            l.out_edges,
+            edges(at + 1),
+            "{what}: level {at} frontier_out_edges"
         );
+        if TOP_DOWN.contains(&l.topology) {
+            assert_eq!(l.examined, edges(at), "{what}: level {at} edges examined");
+        }
     }
-}
-
-/// Out-degree sum of the vertices at `depth` in the reference search.
-pub fn frontier_degrees(graph: &Graph, sources: &[u32], depth: u32) -> u64 {
-    let expected = reference_bfs(graph, sources);
-    (0..graph.vertex_count())
-        .filter(|&v| expected.depths[v as usize] == depth)
-        .map(|v| graph.out_edges().degree(v))
-        .sum()
 }
 
 /// A deterministic pseudo-random edge list (64-bit LCG).

@@ -1,19 +1,21 @@
-//! The buffers of one uploaded graph and its search state, allocated exactly
-//! as the engine's [`DeviceLayout`] lists them.
+//! The device buffers of one uploaded graph and its search state, allocated
+//! exactly as the engine's [`DeviceLayout`] lists them. Where the search
+//! stands is the engine's (`SearchPosition`); these are buffers only.
 
-use vyre_driver::backend::{
-    BackendError, BackendErrorKind, DeviceLayout, EdgeSegments, FrontierForm,
-};
+use vyre_driver::backend::{BackendError, BackendErrorKind, DeviceLayout, EdgeSegments};
 use vyre_graph::{Csr, Graph};
 
-use crate::control::{ARGS_BYTES, C_VERTEX_COUNT, RECORD_BASE_WORDS, graph_words};
+use crate::control::{
+    ARGS_BYTES, C_VERTEX_COUNT, LEVEL_WORDS_BYTES, RECORD_BASE_WORDS, graph_words,
+};
 use crate::kernels::{
     EDGE_SEGMENT_BINDINGS, FIRST_SEGMENT_BINDING, HISTORY_BINDING, Kernels, NEXT_ARGS_BINDING,
+    NEXT_LEVEL_BINDING, THIS_LEVEL_BINDING,
 };
 use crate::upload::Uploader;
 
-/// Device buffers of one graph, plus the search's host-side bookkeeping.
-pub(crate) struct Resident {
+/// Device buffers of one graph and its search state.
+pub(crate) struct DeviceGraph {
     pub layout: DeviceLayout,
     pub control: wgpu::Buffer,
     pub depth: wgpu::Buffer,
@@ -25,6 +27,9 @@ pub(crate) struct Resident {
     /// dispatched from buffer `d` and writes the next level's into `1 - d`
     /// (both carved from the end of the layout's work array).
     pub dispatch_args: [wgpu::Buffer; 2],
+    /// Level words of each frontier set (`L_*` in `common.wgsl`), also
+    /// carved from the work array.
+    pub level_words: [wgpu::Buffer; 2],
     /// Least out-degree of the graph: with it the host bounds a later
     /// level's frontier by its out-edges.
     pub min_out_degree: u64,
@@ -39,12 +44,6 @@ pub(crate) struct Resident {
     /// timestamps.
     pub query_set: Option<wgpu::QuerySet>,
     pub allocated: u64,
-    /// Which frontier set (0 or 1) holds the current frontier.
-    pub current: usize,
-    /// The form the current frontier is held in.
-    pub form: FrontierForm,
-    /// Whether a search was started.
-    pub searching: bool,
     // The graph and the work array: kept alive by the bind groups too, held
     // here so that every buffer of the layout has an owner.
     _graph_buffers: Vec<wgpu::Buffer>,
@@ -73,7 +72,7 @@ fn too_big(what: &str, bytes: u64, limit: u64) -> BackendError {
     BackendError::with_kind(
         BackendErrorKind::OutOfMemory,
         format!(
-            "the {what} needs a {bytes}-byte binding but this adapter binds at most {limit} bytes. Fix: use a smaller graph or the cuda backend."
+            "the {what} needs a {bytes}-byte binding but this adapter binds at most {limit} bytes. Fix: use a smaller graph, or a device that binds more."
         ),
     )
 }
@@ -149,12 +148,12 @@ pub(crate) fn check_layout(
 }
 
 /// Bytes of the work array proper: the layout's work bytes less the two
-/// dispatch-argument buffers carved from their end. The layout's 1024 words
-/// of slack beyond the scans and pieces hold the arguments, so the kernels'
-/// bound on their use of the work array (n + n / SCAN_CAP + 1 words for a
-/// chunked Sparse scan, 2 per piece for Hybrid) still holds.
+/// dispatch-argument and two level-word buffers carved from their end. The
+/// layout's 1024 words of slack beyond the scans and pieces hold them, so
+/// the kernels' bound on their use of the work array (n + n / SCAN_CAP + 1
+/// words for a chunked Sparse scan, 2 per piece for Hybrid) still holds.
 fn work_array_bytes(layout: &DeviceLayout) -> u64 {
-    layout.work_bytes() - 2 * ARGS_BYTES
+    layout.work_bytes() - 2 * (ARGS_BYTES + LEVEL_WORDS_BYTES)
 }
 
 /// One direction (out or in) of the graph on the device.
@@ -199,7 +198,7 @@ pub(crate) fn allocate(
     graph: &Graph,
     layout: &DeviceLayout,
     timestamps: bool,
-) -> Result<Resident, BackendError> {
+) -> Result<DeviceGraph, BackendError> {
     use wgpu::BufferUsages as U;
     let mut alloc = Allocator { device, bytes: 0 };
     let mut uploader = Uploader::new(device, queue);
@@ -243,9 +242,10 @@ pub(crate) fn allocate(
         alloc.buffer(
             "vyre dispatch arguments",
             ARGS_BYTES,
-            U::STORAGE | U::INDIRECT,
+            U::STORAGE | U::INDIRECT | U::COPY_DST,
         )
     });
+    let level_words = [0, 1].map(|_| alloc.buffer("vyre level words", LEVEL_WORDS_BYTES, state));
     let history = alloc.buffer(
         "vyre level history",
         layout.history_bytes(),
@@ -286,6 +286,8 @@ pub(crate) fn allocate(
             entry(9, &work),
             entry(HISTORY_BINDING, &history),
             entry(NEXT_ARGS_BINDING, &dispatch_args[1 - d]),
+            entry(THIS_LEVEL_BINDING, &level_words[d]),
+            entry(NEXT_LEVEL_BINDING, &level_words[1 - d]),
         ];
         for (first, dir) in [
             (FIRST_SEGMENT_BINDING, &out),
@@ -316,7 +318,7 @@ pub(crate) fn allocate(
         graph_buffers.push(r.offsets.clone());
         graph_buffers.extend(r.segments.iter().cloned());
     }
-    Ok(Resident {
+    Ok(DeviceGraph {
         layout: *layout,
         control,
         depth,
@@ -325,15 +327,13 @@ pub(crate) fn allocate(
         bitmaps,
         history,
         dispatch_args,
+        level_words,
         max_out_degree: max_degree(graph.out_edges()),
         min_out_degree: min_degree(graph.out_edges()),
         staging,
         state_groups,
         query_set,
         allocated: alloc.bytes,
-        current: 0,
-        form: FrontierForm::Queue,
-        searching: false,
         _graph_buffers: graph_buffers,
     })
 }
@@ -354,12 +354,5 @@ fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
     wgpu::BindGroupEntry {
         binding,
         resource: buffer.as_entire_binding(),
-    }
-}
-
-impl Resident {
-    /// Byte offset of the level records in the history buffer.
-    pub(crate) fn record_offset(&self) -> u64 {
-        u64::from(RECORD_BASE_WORDS) * 4
     }
 }
