@@ -162,7 +162,6 @@ pub(crate) fn run(
     let (levels, grids) = levels_run(command, records, device_ns)?;
     let report = WaveReport {
         levels,
-        frontier: Some(target_form),
         wall_ns,
         device_ns,
         readback_bytes,
