@@ -15,10 +15,14 @@ use crate::capabilities::{
 use crate::error::{not_implemented, not_uploaded};
 use crate::gpu::Gpu;
 use crate::probe::{BarrierVerdict, probe_device};
+use crate::record::{ChainShape, CommandCache, Recorded};
 use crate::resident::{Resident, allocate, check_layout};
 use crate::select::Choice;
 use crate::transfer::read_back;
 use crate::validation::ValidationLog;
+
+/// Recorded chains kept per graph (each a command buffer).
+const RECORDED_CHAINS: usize = 64;
 
 /// How to open a [`VulkanBackend`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -43,7 +47,9 @@ pub struct VulkanOpenRequest {
 
 /// A Vulkan device running vyre's SPIR-V kernels.
 pub struct VulkanBackend {
-    // Field order is drop order: the graph's buffers before the device.
+    // Field order is drop order: recordings, then the graph's buffers they
+    // name, then the device.
+    pub(crate) records: CommandCache<ChainShape, Recorded>,
     pub(crate) resident: Option<Resident>,
     caps: DeviceCapabilities,
     barrier: BarrierVerdict,
@@ -101,6 +107,7 @@ impl VulkanBackend {
             "opened a Vulkan device"
         );
         Ok(Self {
+            records: CommandCache::new(RECORDED_CHAINS),
             resident: None,
             binding_limit: binding_limit(&gpu.facts),
             barrier: measured.barrier,
@@ -170,7 +177,9 @@ impl Backend for VulkanBackend {
 
     fn upload(&mut self, graph: &Arc<Graph>, layout: &DeviceLayout) -> Result<(), BackendError> {
         check_layout(graph, layout, &self.caps, self.binding_limit)?;
-        // Free the previous graph before allocating the next.
+        // Recordings name the previous graph's buffers: drop them, then the
+        // buffers, before allocating the next graph.
+        self.records.new_graph();
         self.resident = None;
         let mut resident = allocate(&self.gpu.memory, layout)?;
         resident.fill(&self.gpu, graph)?;
@@ -249,6 +258,28 @@ mod tests {
         assert_eq!(err.kind(), BackendErrorKind::InvalidRequest);
         assert!(err.message().contains("does not run searches yet"), "{err}");
         assert!(err.message().contains("Fix:"), "{err}");
+    }
+
+    #[test]
+    fn uploading_a_graph_invalidates_recorded_chains() {
+        let Some(mut gpu) = open("uploading_a_graph_invalidates_recorded_chains") else {
+            return;
+        };
+        let graph = std::sync::Arc::new(
+            vyre_graph::build::build_graph(
+                3,
+                &[(0, 1), (1, 2)],
+                vyre_graph::build::BuildOptions::UNDIRECTED,
+            )
+            .unwrap(),
+        );
+        let layout =
+            vyre_driver::backend::DeviceLayout::for_graph(&graph, gpu.capabilities(), 4).unwrap();
+        gpu.upload(&graph, &layout).unwrap();
+        let first = gpu.records.graph();
+        gpu.upload(&graph, &layout).unwrap();
+        assert_ne!(gpu.records.graph(), first);
+        assert_eq!(gpu.records.len(), 0);
     }
 
     /// lavapipe runs each workgroup to completion on a worker thread, so

@@ -25,6 +25,11 @@ pub(crate) const COMPUTE: Access = Access(
         vk::AccessFlags::SHADER_READ.as_raw() | vk::AccessFlags::SHADER_WRITE.as_raw(),
     ),
 );
+/// Indirect dispatches reading their arguments.
+pub(crate) const INDIRECT: Access = Access(
+    vk::PipelineStageFlags::DRAW_INDIRECT,
+    vk::AccessFlags::INDIRECT_COMMAND_READ,
+);
 /// The host reading mapped memory after the fence.
 pub(crate) const HOST_READ: Access =
     Access(vk::PipelineStageFlags::HOST, vk::AccessFlags::HOST_READ);

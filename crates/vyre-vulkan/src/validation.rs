@@ -55,9 +55,7 @@ impl ValidationLog {
 
 /// What the messenger reports: validation messages from warnings up, and
 /// errors of any kind.
-pub(crate) fn messenger_info(
-    log: &ValidationLog,
-) -> vk::DebugUtilsMessengerCreateInfoEXT<'static> {
+pub(crate) fn messenger_info(log: &ValidationLog) -> vk::DebugUtilsMessengerCreateInfoEXT<'static> {
     vk::DebugUtilsMessengerCreateInfoEXT::default()
         .message_severity(
             vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
