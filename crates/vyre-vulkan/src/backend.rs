@@ -154,13 +154,7 @@ impl VulkanBackend {
 
     fn read_vertex_array(&self, out: &mut [u32], parents: bool) -> Result<(), BackendError> {
         let resident = self.resident.as_ref().ok_or_else(not_uploaded)?;
-        let n = resident.layout.vertex_count as usize;
-        if out.len() != n {
-            return Err(BackendError::new(format!(
-                "the output slice holds {} entries but the graph has {n} vertices. Fix: pass a slice of vertex_count entries.",
-                out.len()
-            )));
-        }
+        resident.layout.check_vertex_output(out.len())?;
         let source = if parents {
             &resident.parent
         } else {
@@ -282,8 +276,8 @@ mod tests {
         assert_eq!(gpu.records.len(), 0);
     }
 
-    /// lavapipe runs each workgroup to completion on a worker thread, so
-    /// the probe must find no barrier there (GPU.md).
+    /// lavapipe runs each workgroup to completion on a worker thread, so it
+    /// must get no barrier (GPU.md).
     #[test]
     fn lavapipe_has_no_device_wide_barrier() {
         let Some(gpu) = open("lavapipe_has_no_device_wide_barrier") else {
@@ -298,9 +292,13 @@ mod tests {
         let caps = gpu.capabilities();
         assert!(!caps.megakernel.supports_device_wide_barrier && !caps.can_fuse());
         assert_eq!((caps.resident_workgroups, caps.resident_lanes), (0, 0));
-        assert_eq!(
-            caps.barrier_reason,
-            "probe: only 1 of 2 workgroups arrived: workgroups are not co-resident"
+        // Two worker threads may run the probe's two workgroups at once, or
+        // one after the other: either way no barrier is reported.
+        let reason = &caps.barrier_reason;
+        assert!(
+            reason == "probe: only 1 of 2 workgroups arrived: workgroups are not co-resident"
+                || reason.ends_with("no co-residency guarantee: no barrier"),
+            "{reason}"
         );
     }
 }

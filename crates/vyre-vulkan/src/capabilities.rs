@@ -10,6 +10,7 @@ use vyre_driver::megakernel_execution::MegakernelDeviceCapabilities;
 use crate::facts::DeviceFacts;
 use crate::kernels::{EDGE_SEGMENT_BINDINGS, LARGEST_WIDTH, STORAGE_BINDINGS};
 use crate::probe::BarrierVerdict;
+use crate::select::is_software;
 
 /// Share of the largest device-local heap the engine may plan for when the
 /// driver gives no budget (no `VK_EXT_memory_budget`): the rest is left to
@@ -124,7 +125,18 @@ pub(crate) fn capabilities(
         .min(LARGEST_WIDTH);
     let binding = binding_limit(facts);
     let barrier = &measured.barrier;
-    let fused = barrier.verified();
+    let software = is_software(facts.device_type);
+    // A software device runs workgroups on host worker threads: the probe
+    // may see a few of them at once, but nothing promises it next time.
+    let fused = barrier.verified() && !software;
+    let barrier_reason = if barrier.verified() && software {
+        format!(
+            "{}, but a software device runs workgroups on host threads with no co-residency guarantee: no barrier",
+            barrier.reason()
+        )
+    } else {
+        barrier.reason()
+    };
     DeviceCapabilities {
         device_name: format!(
             "{} ({}, Vulkan {}.{})",
@@ -138,13 +150,13 @@ pub(crate) fn capabilities(
         } else {
             MegakernelDeviceCapabilities::FUSION_INCAPABLE
         },
-        barrier_reason: barrier.reason(),
+        barrier_reason,
         max_workgroup_size_x: largest_power_of_two_at_most(width_limit),
         max_compute_workgroups_per_dimension: facts.max_workgroup_count_x,
         max_compute_invocations_per_workgroup: facts.max_workgroup_invocations,
         subgroup_size: facts.subgroup_size.max(1),
         // Measured, not guessed: the lanes the probe found running at once.
-        resident_lanes: barrier.resident_lanes(),
+        resident_lanes: if fused { barrier.resident_lanes() } else { 0 },
         resident_workgroups: if fused { barrier.workgroups() } else { 0 },
         resident_workgroup_size: if fused { barrier.width() } else { 0 },
         memory_budget_bytes: memory_budget(facts, overrides.memory_budget_bytes).0,
@@ -259,6 +271,23 @@ mod tests {
             caps.barrier_reason
         );
         assert!(!caps.device_timestamps);
+    }
+
+    #[test]
+    fn a_software_device_gets_no_barrier_whatever_the_probe_saw() {
+        let mut facts = h200();
+        facts.device_type = vk::PhysicalDeviceType::CPU;
+        let caps = capabilities(&facts, Overrides::default(), &measured(verified(2)));
+        assert!(!caps.can_fuse() && !caps.megakernel.supports_device_wide_barrier);
+        assert_eq!((caps.resident_workgroups, caps.resident_lanes), (0, 0));
+        assert!(
+            caps.barrier_reason.starts_with("probe: 2 of 2 workgroups")
+                && caps
+                    .barrier_reason
+                    .ends_with("no co-residency guarantee: no barrier"),
+            "{}",
+            caps.barrier_reason
+        );
     }
 
     #[test]

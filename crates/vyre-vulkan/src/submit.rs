@@ -28,6 +28,18 @@ pub(crate) fn wait_fence(
     }
 }
 
+/// A primary command buffer from the device's pool.
+pub(crate) fn allocate_command(gpu: &Gpu, doing: &str) -> Result<vk::CommandBuffer, BackendError> {
+    let info = vk::CommandBufferAllocateInfo::default()
+        .command_pool(gpu.pool)
+        .level(vk::CommandBufferLevel::PRIMARY)
+        .command_buffer_count(1);
+    // SAFETY: the pool belongs to this device.
+    let commands =
+        unsafe { gpu.device.allocate_command_buffers(&info) }.map_err(|e| vk_error(e, doing))?;
+    Ok(commands[0])
+}
+
 /// A primary command buffer and a fence, freed on drop unless a wait timed
 /// out (then the device may still use them, and they are left to the
 /// device's destruction).
@@ -42,13 +54,7 @@ impl<'a> Submission<'a> {
     /// A command buffer in the recording state.
     pub(crate) fn begin(gpu: &'a Gpu, doing: &str) -> Result<Self, BackendError> {
         let device = &gpu.device;
-        let info = vk::CommandBufferAllocateInfo::default()
-            .command_pool(gpu.pool)
-            .level(vk::CommandBufferLevel::PRIMARY)
-            .command_buffer_count(1);
-        // SAFETY: the pool belongs to this device.
-        let command =
-            unsafe { device.allocate_command_buffers(&info) }.map_err(|e| vk_error(e, doing))?[0];
+        let command = allocate_command(gpu, doing)?;
         // SAFETY: a plain create on the live device.
         let fence = match unsafe { device.create_fence(&vk::FenceCreateInfo::default(), None) } {
             Ok(fence) => fence,

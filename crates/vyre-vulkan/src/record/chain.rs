@@ -10,7 +10,7 @@ use super::timestamps::Timestamps;
 use crate::barrier::{Access, COMPUTE, barrier};
 use crate::error::vk_error;
 use crate::gpu::Gpu;
-use crate::submit::wait_fence;
+use crate::submit::{allocate_command, wait_fence};
 
 /// Where a dispatch's workgroup counts come from.
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
@@ -75,13 +75,7 @@ pub(crate) fn record_chain(
             t.levels()
         )));
     }
-    let info = vk::CommandBufferAllocateInfo::default()
-        .command_pool(gpu.pool)
-        .level(vk::CommandBufferLevel::PRIMARY)
-        .command_buffer_count(1);
-    // SAFETY: the pool belongs to this device.
-    let command =
-        unsafe { device.allocate_command_buffers(&info) }.map_err(|e| vk_error(e, doing))?[0];
+    let command = allocate_command(gpu, doing)?;
     let recorded = Recorded {
         device: device.clone(),
         pool: gpu.pool,
