@@ -13,11 +13,14 @@ pub enum BackendKind {
     Wgpu,
     /// CUDA (NVRTC-compiled kernels, cooperative launch).
     Cuda,
+    /// Vulkan through ash (SPIR-V generated from the WGSL kernels).
+    Vulkan,
 }
 
 impl BackendKind {
-    /// Every backend, best first: the order `auto` tries them in.
-    pub const PREFERENCE: [Self; 3] = [Self::Cuda, Self::Wgpu, Self::Cpu];
+    /// Every backend, best first: the order `auto` tries them in. Vulkan
+    /// comes after wgpu until it runs searches itself.
+    pub const PREFERENCE: [Self; 4] = [Self::Cuda, Self::Wgpu, Self::Vulkan, Self::Cpu];
 
     /// The lower-case name used on command lines and in reports.
     #[must_use]
@@ -26,6 +29,7 @@ impl BackendKind {
             Self::Cpu => "cpu",
             Self::Wgpu => "wgpu",
             Self::Cuda => "cuda",
+            Self::Vulkan => "vulkan",
         }
     }
 
@@ -42,6 +46,7 @@ impl BackendKind {
             Self::Cpu => cfg!(feature = "cpu"),
             Self::Wgpu => cfg!(feature = "wgpu"),
             Self::Cuda => cfg!(feature = "cuda"),
+            Self::Vulkan => cfg!(feature = "vulkan"),
         }
     }
 }

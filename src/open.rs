@@ -11,7 +11,8 @@ use crate::{BackendKind, Device, VyreError};
 /// Which backend to open.
 #[derive(Clone, Copy, Debug, Default, Eq, PartialEq)]
 pub enum BackendChoice {
-    /// The best present: CUDA, then wgpu on a hardware adapter, then the CPU.
+    /// The best present: CUDA, then wgpu on a hardware adapter, then Vulkan
+    /// on a hardware device, then the CPU.
     #[default]
     Auto,
     /// Exactly this backend (wgpu may then be a software adapter such as
@@ -122,10 +123,16 @@ fn open_backend(
         BackendKind::Cpu => open_cpu(request),
         BackendKind::Wgpu => open_wgpu(request, allow_software),
         BackendKind::Cuda => open_cuda(request),
+        BackendKind::Vulkan => open_vulkan(request, allow_software),
     }
 }
 
-#[cfg(any(not(feature = "cpu"), not(feature = "wgpu"), not(feature = "cuda")))]
+#[cfg(any(
+    not(feature = "cpu"),
+    not(feature = "wgpu"),
+    not(feature = "cuda"),
+    not(feature = "vulkan")
+))]
 fn not_compiled(kind: BackendKind) -> BackendError {
     BackendError::unavailable(format!(
         "the {kind} backend is not compiled in. Fix: enable the `{kind}` feature of vyre."
@@ -176,4 +183,22 @@ fn open_cuda(request: &OpenRequest) -> Result<Box<dyn Backend>, BackendError> {
 #[cfg(not(feature = "cuda"))]
 fn open_cuda(_: &OpenRequest) -> Result<Box<dyn Backend>, BackendError> {
     Err(not_compiled(BackendKind::Cuda))
+}
+
+#[cfg(feature = "vulkan")]
+fn open_vulkan(
+    request: &OpenRequest,
+    allow_software: bool,
+) -> Result<Box<dyn Backend>, BackendError> {
+    let vulkan = vyre_vulkan::VulkanBackend::open(&vyre_vulkan::VulkanOpenRequest {
+        skip_software_devices: !allow_software,
+        memory_budget_bytes: request.memory_budget_bytes,
+        ..Default::default()
+    })?;
+    Ok(Box::new(vulkan))
+}
+
+#[cfg(not(feature = "vulkan"))]
+fn open_vulkan(_: &OpenRequest, _: bool) -> Result<Box<dyn Backend>, BackendError> {
+    Err(not_compiled(BackendKind::Vulkan))
 }

@@ -12,7 +12,7 @@ use crate::tally::Tally;
 /// Flags of `xtask conformance`.
 #[derive(clap::Args, Default)]
 pub struct Args {
-    /// Comma-separated backends (cpu, wgpu, cuda); default: every backend
+    /// Comma-separated backends (cpu, wgpu, cuda, vulkan); default: every backend
     /// compiled in, skipping those with no device unless `VYRE_REQUIRE_BACKENDS`
     /// names them.
     #[arg(long, value_delimiter = ',')]
@@ -47,8 +47,25 @@ pub fn run(args: &Args) -> Result<Tally, String> {
         }
     };
     let required = required_backends();
+    let started = Instant::now();
+    let cases = corpus(size).map_err(|e| e.to_string())?;
+    println!(
+        "conformance: {} graphs generated in {:.1?}",
+        cases.len(),
+        started.elapsed()
+    );
+    let mut tally = Tally::default();
+    let per_backend = (cases.len() * modes().len()) as u64;
     let kinds: Vec<BackendKind> = if args.backends.is_empty() {
-        available_backends()
+        let mut kinds = available_backends();
+        // The Vulkan backend opens devices and holds graphs but does not run
+        // searches yet (issue 11, phase 2); name it with --backends to try.
+        if kinds.contains(&BackendKind::Vulkan) {
+            println!("vulkan: skipped: its searches are not ported yet (issue 11, phase 2)");
+            tally.skipped += per_backend;
+            kinds.retain(|&k| k != BackendKind::Vulkan);
+        }
+        kinds
     } else {
         args.backends
             .iter()
@@ -60,15 +77,6 @@ pub fn run(args: &Args) -> Result<Tally, String> {
             })
             .collect::<Result<_, _>>()?
     };
-    let started = Instant::now();
-    let cases = corpus(size).map_err(|e| e.to_string())?;
-    println!(
-        "conformance: {} graphs generated in {:.1?}",
-        cases.len(),
-        started.elapsed()
-    );
-    let mut tally = Tally::default();
-    let per_backend = (cases.len() * modes().len()) as u64;
     for kind in kinds {
         let mut device = match vyre::open(&OpenRequest::new(BackendChoice::Only(kind))) {
             Ok(device) => device,

@@ -8,12 +8,14 @@
 //! - `ci`: format check, clippy with `-D warnings`, then `test`;
 //! - `conformance`: backends × topologies × graph corpus against the reference;
 //! - `bench`: the GPU benchmark matrix (run on the H200);
-//! - `ptx`: write the CUDA kernels' PTX for inspection.
+//! - `ptx`: write the CUDA kernels' PTX for inspection;
+//! - `spirv`: regenerate the checked-in SPIR-V kernels from the WGSL.
 
 mod bench;
 mod conformance;
 mod ptx;
 mod shell;
+mod spirv;
 mod tally;
 mod tidy;
 
@@ -43,6 +45,8 @@ enum Command {
     Bench(bench::Args),
     /// Write the CUDA kernels' PTX.
     Ptx(ptx::Args),
+    /// Regenerate shaders/spirv/*.spv from shaders/wgsl (commit the result).
+    Spirv,
 }
 
 fn main() -> ExitCode {
@@ -79,6 +83,7 @@ fn main() -> ExitCode {
         }),
         Command::Bench(args) => bench::run(&args),
         Command::Ptx(args) => ptx::run(&args),
+        Command::Spirv => spirv::run(),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -202,6 +202,22 @@ impl DeviceLayout {
         u64::from(self.max_levels_per_command) * LEVEL_RECORD_BYTES
     }
 
+    /// Check that `len` entries hold one per-vertex array (the depths or
+    /// parents a backend reads back).
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError`] naming both lengths when they differ.
+    pub fn check_vertex_output(&self, len: usize) -> Result<(), BackendError> {
+        if len == self.vertex_count as usize {
+            return Ok(());
+        }
+        Err(BackendError::new(format!(
+            "the output slice holds {len} entries but the graph has {} vertices. Fix: pass a slice of vertex_count entries.",
+            self.vertex_count
+        )))
+    }
+
     /// Bytes of the host-visible staging buffer (0 when not needed): large
     /// enough for one per-vertex array or the level history.
     #[must_use]
@@ -311,6 +327,20 @@ mod tests {
             assert_eq!(sum, layout.total_bytes());
             assert_eq!(layout.in_edges.is_some(), !g.is_symmetric());
         }
+    }
+
+    #[test]
+    fn vertex_outputs_must_hold_one_entry_per_vertex() {
+        let layout =
+            DeviceLayout::for_graph(&graph(5, &[(0, 1)], true), &caps(4, 1 << 20), 1).unwrap();
+        assert!(layout.check_vertex_output(5).is_ok());
+        let err = layout.check_vertex_output(4).unwrap_err();
+        assert!(
+            err.message()
+                .contains("holds 4 entries but the graph has 5"),
+            "{err}"
+        );
+        assert!(err.message().contains("Fix:"), "{err}");
     }
 
     #[test]

@@ -1,0 +1,139 @@
+//! WGSL → SPIR-V with naga, one module per entry point and width.
+
+use std::fmt;
+use std::path::Path;
+
+use naga::back::spv;
+
+use crate::catalog::CATALOG;
+
+/// A module that failed to compile (or a source that could not be read).
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub struct SpirvError {
+    /// What was being built: a file name or `entry at width`.
+    pub what: String,
+    /// naga's (or the file system's) message.
+    pub message: String,
+}
+
+impl fmt::Display for SpirvError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: {}. Fix: correct the WGSL source in shaders/wgsl/ (wgpu compiles the same files), then run `cargo xtask spirv`.",
+            self.what, self.message
+        )
+    }
+}
+
+impl std::error::Error for SpirvError {}
+
+/// One generated module.
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub struct GeneratedModule {
+    /// File name under `shaders/spirv/` ([`file_name`]).
+    pub file_name: String,
+    /// The SPIR-V words as little-endian bytes (what the file holds).
+    pub bytes: Vec<u8>,
+}
+
+/// The file a module of `entry` at `width` is written to.
+#[must_use]
+pub fn file_name(entry: &str, width: u32) -> String {
+    format!("{entry}.w{width}.spv")
+}
+
+/// SPIR-V 1.3 (Vulkan 1.1), with the bounds checks and the zeroed workgroup
+/// memory wgpu gives the same kernels on Vulkan, and names for `spirv-dis`.
+/// Every option is set here, none left to naga's build profile (its default
+/// flags differ between debug and release builds).
+fn options() -> spv::Options<'static> {
+    use naga::proc::{BoundsCheckPolicies, BoundsCheckPolicy};
+    spv::Options {
+        lang_version: (1, 3),
+        flags: spv::WriterFlags::DEBUG,
+        // The WGSL @group/@binding numbers are the descriptor set and binding.
+        fake_missing_bindings: true,
+        capabilities: None,
+        bounds_check_policies: BoundsCheckPolicies {
+            index: BoundsCheckPolicy::Restrict,
+            buffer: BoundsCheckPolicy::Restrict,
+            image_load: BoundsCheckPolicy::Restrict,
+            binding_array: BoundsCheckPolicy::Unchecked,
+        },
+        zero_initialize_workgroup_memory: spv::ZeroInitializeWorkgroupMemoryMode::Polyfill,
+        force_loop_bounding: true,
+        emit_int_div_checks: true,
+        ..spv::Options::default()
+    }
+}
+
+/// Compile `source` (the concatenated WGSL of one module) for `entry` at
+/// workgroup width `width`, every other override at its WGSL default.
+///
+/// # Errors
+///
+/// [`SpirvError`] when naga cannot parse, validate, specialize or write it.
+pub fn compile(source: &str, entry: &str, width: u32) -> Result<Vec<u32>, SpirvError> {
+    let fail = |message: String| SpirvError {
+        what: format!("{entry} at width {width}"),
+        message,
+    };
+    let module = naga::front::wgsl::parse_str(source)
+        .map_err(|e| fail(e.emit_to_string(source).trim().to_string()))?;
+    let info = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::default(),
+    )
+    .validate(&module)
+    .map_err(|e| fail(e.emit_to_string(source).trim().to_string()))?;
+    let mut constants = naga::back::PipelineConstants::default();
+    constants.insert("WG".to_string(), f64::from(width));
+    let (module, info) = naga::back::pipeline_constants::process_overrides(
+        &module,
+        &info,
+        Some((naga::ShaderStage::Compute, entry)),
+        &constants,
+    )
+    .map_err(|e| fail(e.to_string()))?;
+    let pipeline = spv::PipelineOptions {
+        shader_stage: naga::ShaderStage::Compute,
+        entry_point: entry.to_string(),
+    };
+    spv::write_vec(&module, &info, &options(), Some(&pipeline)).map_err(|e| fail(e.to_string()))
+}
+
+/// Every module of [`CATALOG`], compiled from the WGSL files under
+/// `root/shaders/wgsl`, in catalog order.
+///
+/// # Errors
+///
+/// [`SpirvError`] for the first file that cannot be read or module that
+/// does not compile.
+pub fn generate(root: &Path) -> Result<Vec<GeneratedModule>, SpirvError> {
+    let wgsl = root.join("shaders/wgsl");
+    let mut out = Vec::new();
+    for module in &CATALOG {
+        let parts = module
+            .files
+            .iter()
+            .map(|file| {
+                std::fs::read_to_string(wgsl.join(file)).map_err(|e| SpirvError {
+                    what: format!("shaders/wgsl/{file}"),
+                    message: e.to_string(),
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let source = parts.join("\n");
+        for entry in module.entries {
+            for &width in entry.widths {
+                let words = compile(&source, entry.name, width)?;
+                out.push(GeneratedModule {
+                    file_name: file_name(entry.name, width),
+                    bytes: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+                });
+            }
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,315 @@
+//! [`VulkanBackend`]: the [`Backend`] contract over one Vulkan device.
+
+use std::sync::Arc;
+
+use vyre_driver::backend::{
+    Backend, BackendError, CheckedCommand, DeviceCapabilities, DeviceLayout, SearchSources,
+    WaveReport,
+};
+use vyre_graph::Graph;
+
+use crate::calibrate::launch_overhead_ns;
+use crate::capabilities::{
+    BudgetSource, Measured, Overrides, binding_limit, capabilities, check_usable, memory_budget,
+};
+use crate::error::{not_implemented, not_uploaded};
+use crate::gpu::Gpu;
+use crate::probe::{BarrierVerdict, probe_device};
+use crate::record::{ChainShape, CommandCache, Recorded};
+use crate::resident::{Resident, allocate, check_layout};
+use crate::select::Choice;
+use crate::transfer::read_back;
+use crate::validation::ValidationLog;
+
+/// Recorded chains kept per graph (each a command buffer).
+const RECORDED_CHAINS: usize = 64;
+
+/// How to open a [`VulkanBackend`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct VulkanOpenRequest {
+    /// Use only a device whose name contains this (case-insensitive).
+    pub device_name_contains: Option<String>,
+    /// Memory budget to report instead of the measured one, in bytes.
+    pub memory_budget_bytes: Option<u64>,
+    /// Report at most this many bytes per edge binding, so that small graphs
+    /// are split into several edge segments (for tests of the split).
+    pub max_binding_bytes_override: Option<u64>,
+    /// Refuse software devices (lavapipe). Automatic backend selection sets
+    /// this: vyre's CPU backend is much faster than a software GPU.
+    pub skip_software_devices: bool,
+    /// Load the Khronos validation layer when it is installed and collect
+    /// its messages ([`VulkanBackend::validation_log`]).
+    pub validation: bool,
+    /// Refuse device buffers beyond this many bytes in all, as if the device
+    /// had no more (to exercise the out-of-memory path).
+    pub allocation_limit_bytes: Option<u64>,
+}
+
+/// A Vulkan device running vyre's SPIR-V kernels.
+pub struct VulkanBackend {
+    // Field order is drop order: recordings, then the graph's buffers they
+    // name, then the device.
+    pub(crate) records: CommandCache<ChainShape, Recorded>,
+    pub(crate) resident: Option<Resident>,
+    caps: DeviceCapabilities,
+    barrier: BarrierVerdict,
+    budget_source: BudgetSource,
+    binding_limit: u64,
+    pub(crate) gpu: Gpu,
+}
+
+impl std::fmt::Debug for VulkanBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VulkanBackend")
+            .field("device", &self.caps.device_name)
+            .field("allocated_bytes", &self.allocated_bytes())
+            .finish_non_exhaustive()
+    }
+}
+
+impl VulkanBackend {
+    /// Load libvulkan, open the best device matching `request` (discrete
+    /// GPU first, a software device last and never when
+    /// `skip_software_devices`), and measure it: limits, memory budget,
+    /// launch overhead and the device-wide barrier probe.
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError`] of kind `Unavailable` when there is no Vulkan loader
+    /// or no matching device; `Device` when the device fails while measured.
+    pub fn open(request: &VulkanOpenRequest) -> Result<Self, BackendError> {
+        let choice = Choice {
+            name_contains: request.device_name_contains.as_deref(),
+            skip_software: request.skip_software_devices,
+        };
+        let gpu = Gpu::open(&choice, request.validation, request.allocation_limit_bytes)?;
+        check_usable(&gpu.facts)?;
+        let measured = Measured {
+            launch_overhead_ns: launch_overhead_ns(&gpu)?,
+            barrier: probe_device(&gpu)?,
+        };
+        let overrides = Overrides {
+            memory_budget_bytes: request.memory_budget_bytes,
+            max_binding_bytes: request.max_binding_bytes_override,
+        };
+        let caps = capabilities(&gpu.facts, overrides, &measured);
+        let (budget, budget_source) = memory_budget(&gpu.facts, request.memory_budget_bytes);
+        tracing::info!(
+            target: "vyre::vulkan",
+            device = %caps.device_name,
+            budget_bytes = budget,
+            budget = %budget_source,
+            barrier = %caps.barrier_reason,
+            launch_overhead_ns = caps.launch_overhead_ns,
+            subgroup_size = caps.subgroup_size,
+            subgroup_range = ?gpu.facts.subgroup_range,
+            timestamp_period_ns = ?gpu.facts.timestamp_period_ns,
+            "opened a Vulkan device"
+        );
+        Ok(Self {
+            records: CommandCache::new(RECORDED_CHAINS),
+            resident: None,
+            binding_limit: binding_limit(&gpu.facts),
+            barrier: measured.barrier,
+            caps,
+            budget_source,
+            gpu,
+        })
+    }
+
+    /// The barrier probe's verdict.
+    #[must_use]
+    pub fn barrier_verdict(&self) -> &BarrierVerdict {
+        &self.barrier
+    }
+
+    /// Where the memory budget came from (the extension, a heap share, or
+    /// the caller).
+    #[must_use]
+    pub fn memory_budget_source(&self) -> BudgetSource {
+        self.budget_source
+    }
+
+    /// Nanoseconds per device timestamp tick (`None` without timestamps).
+    #[must_use]
+    pub fn timestamp_period_ns(&self) -> Option<f64> {
+        self.gpu.facts.timestamp_period_ns
+    }
+
+    /// Messages of the validation layer (inactive unless requested and
+    /// installed). Keep it past the backend's drop to see messages sent
+    /// while the device is destroyed.
+    #[must_use]
+    pub fn validation_log(&self) -> ValidationLog {
+        self.gpu.validation_log()
+    }
+
+    /// Live device allocations and the bytes of device memory the allocator
+    /// reserved for them (its memory blocks; at least
+    /// [`Backend::allocated_bytes`] while a graph is held).
+    #[must_use]
+    pub fn allocator_report(&self) -> (usize, u64) {
+        self.gpu.memory.report()
+    }
+
+    fn read_vertex_array(&self, out: &mut [u32], parents: bool) -> Result<(), BackendError> {
+        let resident = self.resident.as_ref().ok_or_else(not_uploaded)?;
+        resident.layout.check_vertex_output(out.len())?;
+        let source = if parents {
+            &resident.parent
+        } else {
+            &resident.depth
+        };
+        read_back(&self.gpu, &resident.staging, source, out)
+    }
+}
+
+impl Backend for VulkanBackend {
+    fn capabilities(&self) -> &DeviceCapabilities {
+        &self.caps
+    }
+
+    fn upload(&mut self, graph: &Arc<Graph>, layout: &DeviceLayout) -> Result<(), BackendError> {
+        check_layout(graph, layout, &self.caps, self.binding_limit)?;
+        // Recordings name the previous graph's buffers: drop them, then the
+        // buffers, before allocating the next graph.
+        self.records.new_graph();
+        self.resident = None;
+        let mut resident = allocate(&self.gpu.memory, layout)?;
+        resident.fill(&self.gpu, graph)?;
+        self.resident = Some(resident);
+        Ok(())
+    }
+
+    /// Every buffer of the layout, exactly as sized there (the allocator's
+    /// blocks may reserve a little more: [`VulkanBackend::allocator_report`]).
+    fn allocated_bytes(&self) -> u64 {
+        self.resident.as_ref().map_or(0, Resident::bytes)
+    }
+
+    fn begin_search(&mut self, _sources: &SearchSources) -> Result<(), BackendError> {
+        self.resident.as_ref().ok_or_else(not_uploaded)?;
+        Err(not_implemented("searches"))
+    }
+
+    fn run_wave(&mut self, _command: &CheckedCommand) -> Result<WaveReport, BackendError> {
+        self.resident.as_ref().ok_or_else(not_uploaded)?;
+        Err(not_implemented("waves"))
+    }
+
+    fn read_depths(&mut self, out: &mut [u32]) -> Result<(), BackendError> {
+        self.read_vertex_array(out, false)
+    }
+
+    fn read_parents(&mut self, out: &mut [u32]) -> Result<(), BackendError> {
+        self.read_vertex_array(out, true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use vyre_driver::backend::{Backend, BackendErrorKind};
+
+    use crate::test_device::open;
+
+    #[test]
+    fn opening_measures_the_device() {
+        let Some(gpu) = open("opening_measures_the_device") else {
+            return;
+        };
+        let caps = gpu.capabilities();
+        assert!(caps.max_workgroup_size_x.is_power_of_two() && caps.max_workgroup_size_x <= 256);
+        assert!(caps.max_compute_workgroups_per_dimension >= 65_535);
+        assert!(caps.launch_overhead_ns > 0.0, "{}", caps.launch_overhead_ns);
+        assert!(caps.memory_budget_bytes > 0);
+        assert!(caps.max_binding_bytes >= 1 << 20);
+        assert!(caps.subgroup_size >= 1);
+        assert_eq!(caps.device_timestamps, gpu.timestamp_period_ns().is_some());
+        assert!(!caps.barrier_reason.is_empty());
+        assert!(!caps.can_fuse() || gpu.barrier_verdict().verified());
+        // What the device measured, for whoever runs this on a GPU.
+        crate::test_device::visible(&format!(
+            "opened {}: {}; budget {} bytes ({}); launch overhead {:.0} ns; subgroup {}; timestamps {:?} ns/tick",
+            caps.device_name,
+            caps.barrier_reason,
+            caps.memory_budget_bytes,
+            gpu.memory_budget_source(),
+            caps.launch_overhead_ns,
+            caps.subgroup_size,
+            gpu.timestamp_period_ns()
+        ));
+        gpu.assert_valid();
+    }
+
+    #[test]
+    fn searches_are_refused_until_they_are_ported() {
+        let Some(mut gpu) = open("searches_are_refused_until_they_are_ported") else {
+            return;
+        };
+        let graph = vyre_graph::build::build_graph(
+            2,
+            &[(0, 1)],
+            vyre_graph::build::BuildOptions::UNDIRECTED,
+        )
+        .unwrap();
+        let sources = vyre_driver::backend::SearchSources::new(&[0], &graph).unwrap();
+        let err = gpu.begin_search(&sources).unwrap_err();
+        assert!(err.message().contains("upload"), "{err}");
+        let graph = std::sync::Arc::new(graph);
+        let layout =
+            vyre_driver::backend::DeviceLayout::for_graph(&graph, gpu.capabilities(), 4).unwrap();
+        gpu.upload(&graph, &layout).unwrap();
+        let err = gpu.begin_search(&sources).unwrap_err();
+        assert_eq!(err.kind(), BackendErrorKind::InvalidRequest);
+        assert!(err.message().contains("does not run searches yet"), "{err}");
+        assert!(err.message().contains("Fix:"), "{err}");
+    }
+
+    #[test]
+    fn uploading_a_graph_invalidates_recorded_chains() {
+        let Some(mut gpu) = open("uploading_a_graph_invalidates_recorded_chains") else {
+            return;
+        };
+        let graph = std::sync::Arc::new(
+            vyre_graph::build::build_graph(
+                3,
+                &[(0, 1), (1, 2)],
+                vyre_graph::build::BuildOptions::UNDIRECTED,
+            )
+            .unwrap(),
+        );
+        let layout =
+            vyre_driver::backend::DeviceLayout::for_graph(&graph, gpu.capabilities(), 4).unwrap();
+        gpu.upload(&graph, &layout).unwrap();
+        let first = gpu.records.graph();
+        gpu.upload(&graph, &layout).unwrap();
+        assert_ne!(gpu.records.graph(), first);
+        assert_eq!(gpu.records.len(), 0);
+    }
+
+    /// lavapipe runs each workgroup to completion on a worker thread, so it
+    /// must get no barrier (GPU.md).
+    #[test]
+    fn lavapipe_has_no_device_wide_barrier() {
+        let Some(gpu) = open("lavapipe_has_no_device_wide_barrier") else {
+            return;
+        };
+        if !gpu.capabilities().device_name.contains("llvmpipe") {
+            crate::test_device::visible(
+                "lavapipe_has_no_device_wide_barrier: skipped: the device is not lavapipe",
+            );
+            return;
+        }
+        let caps = gpu.capabilities();
+        assert!(!caps.megakernel.supports_device_wide_barrier && !caps.can_fuse());
+        assert_eq!((caps.resident_workgroups, caps.resident_lanes), (0, 0));
+        // Two worker threads may run the probe's two workgroups at once, or
+        // one after the other: either way no barrier is reported.
+        let reason = &caps.barrier_reason;
+        assert!(
+            reason == "probe: only 1 of 2 workgroups arrived: workgroups are not co-resident"
+                || reason.ends_with("no co-residency guarantee: no barrier"),
+            "{reason}"
+        );
+    }
+}

@@ -1,0 +1,57 @@
+//! Launch overhead: an empty dispatch submitted and waited for, the median
+//! of many rounds.
+
+use std::time::Instant;
+
+use ash::vk;
+use vyre_driver::backend::BackendError;
+
+use crate::gpu::Gpu;
+use crate::kernels::{NOOP, Pipeline};
+use crate::submit::Submission;
+
+/// Timed rounds (after one untimed warm-up).
+pub(crate) const CALIBRATION_ROUNDS: usize = 31;
+
+/// The median of `samples` (ns); 0 for none.
+pub(crate) fn median(mut samples: Vec<f64>) -> f64 {
+    if samples.is_empty() {
+        return 0.0;
+    }
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() / 2]
+}
+
+/// Median ns of recording, submitting and waiting for one empty dispatch.
+pub(crate) fn launch_overhead_ns(gpu: &Gpu) -> Result<f64, BackendError> {
+    let noop = Pipeline::new(&gpu.device, NOOP)?;
+    let mut samples = Vec::with_capacity(CALIBRATION_ROUNDS);
+    for round in 0..=CALIBRATION_ROUNDS {
+        let start = Instant::now();
+        let submission = Submission::begin(gpu, "calibrating launch overhead")?;
+        // SAFETY: the command buffer is recording; the pipeline has no
+        // bindings.
+        unsafe {
+            gpu.device.cmd_bind_pipeline(
+                submission.command,
+                vk::PipelineBindPoint::COMPUTE,
+                noop.pipeline,
+            );
+            gpu.device.cmd_dispatch(submission.command, 1, 1, 1);
+        }
+        submission.finish("calibrating launch overhead")?;
+        if round > 0 {
+            samples.push(start.elapsed().as_nanos() as f64);
+        }
+    }
+    Ok(median(samples))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_median_ignores_outliers() {
+        assert_eq!(super::median(vec![9.0, 1.0, 1000.0, 2.0, 3.0]), 3.0);
+        assert_eq!(super::median(vec![]), 0.0);
+    }
+}

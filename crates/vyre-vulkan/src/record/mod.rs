@@ -1,0 +1,16 @@
+//! Command buffers recorded once and submitted again: a chain of levels is
+//! a list of steps (a pipeline, its descriptor set and where its grid comes
+//! from), recorded with pipeline barriers between dispatches and a
+//! timestamp after each level, and kept in a cache keyed by the graph and
+//! the chain's shape, so that a chained level costs the device's dispatch
+//! and nothing on the host. The per-topology steps come with the level
+//! kernels (phase 2 of issue 11); this is what they are recorded with.
+
+pub(crate) mod cache;
+pub(crate) mod chain;
+pub(crate) mod shape;
+pub(crate) mod timestamps;
+
+pub(crate) use cache::CommandCache;
+pub(crate) use chain::Recorded;
+pub(crate) use shape::ChainShape;
