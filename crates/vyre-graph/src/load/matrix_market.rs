@@ -10,7 +10,8 @@
 use super::error::{Field, LoadError, LoadErrorKind, Location};
 use super::input::Input;
 use super::text::{
-    LineParser, for_each_block, line_of_data_line, next_token, parse_block, shown, unsigned_field,
+    DeclaredBlockError, LineParser, header_then_blocks, next_token, one_based_id,
+    parse_declared_block, shown,
 };
 use super::{LoadOptions, finish};
 
@@ -91,20 +92,6 @@ struct Entries {
     columns: u64,
 }
 
-impl Entries {
-    fn index(&self, rest: &mut &[u8], field: Field, size: u64) -> Result<u32, LoadErrorKind> {
-        let index = unsigned_field(rest, field)?;
-        if index == 0 {
-            return Err(LoadErrorKind::ZeroIndex { field });
-        }
-        if index > size {
-            return Err(LoadErrorKind::IndexPastSize { field, index, size });
-        }
-        // size <= u32::MAX, so index - 1 < u32::MAX.
-        Ok((index - 1) as u32)
-    }
-}
-
 impl LineParser for Entries {
     fn is_comment(&self, first: u8) -> bool {
         first == b'%'
@@ -120,8 +107,8 @@ impl LineParser for Entries {
 
     fn parse(&self, line: &[u8]) -> Result<(u32, u32), LoadErrorKind> {
         let mut rest = line;
-        let row = self.index(&mut rest, Field::Row, self.rows)?;
-        let column = self.index(&mut rest, Field::Column, self.columns)?;
+        let row = one_based_id(&mut rest, Field::Row, self.rows)?;
+        let column = one_based_id(&mut rest, Field::Column, self.columns)?;
         for _ in 0..self.banner.values {
             let problem = |problem, token: &[u8]| LoadErrorKind::BadField {
                 field: Field::Value,
@@ -144,11 +131,12 @@ impl LineParser for Entries {
     }
 }
 
-/// Where the header parse stands.
-enum Header {
-    NeedBanner,
-    NeedSize(Banner),
-    Done(Entries, u64),
+/// What the body parse needs and fills.
+struct Body {
+    entries: Entries,
+    declared: u64,
+    edges: Vec<(u32, u32)>,
+    pool: Vec<Vec<(u32, u32)>>,
 }
 
 /// Load a Matrix Market file.
@@ -159,76 +147,69 @@ pub(crate) fn load(
     let path = input.path;
     let at = |line: u64, kind| LoadError::new(path, Some(Location::Line(line)), kind);
     let cap_hint = input.file_len.unwrap_or(0) / 4 + 1;
-    let mut header = Header::NeedBanner;
-    let mut line_no = 0u64;
-    let mut pool = Vec::new();
-    let mut edges: Vec<(u32, u32)> = Vec::new();
-    for_each_block(input, options.progress, |block| {
-        let mut rest = block;
-        while !matches!(header, Header::Done(..)) && !rest.is_empty() {
-            let end = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
-            let line = &rest[..end];
-            rest = &rest[(end + 1).min(rest.len())..];
-            line_no += 1;
-            header = match std::mem::replace(&mut header, Header::NeedBanner) {
-                Header::NeedBanner => {
-                    Header::NeedSize(parse_banner(line).map_err(|k| at(line_no, k))?)
-                }
-                Header::NeedSize(banner) => {
-                    let mut probe = line;
-                    match next_token(&mut probe) {
-                        None => Header::NeedSize(banner),
-                        Some(t) if t.starts_with(b"%") => Header::NeedSize(banner),
-                        Some(_) => {
-                            let [rows, columns, declared] =
-                                parse_size(line).map_err(|k| at(line_no, k))?;
-                            // Preallocate what the file can hold, not what it claims.
-                            edges.reserve(declared.min(cap_hint).min(1 << 32) as usize);
-                            Header::Done(
-                                Entries {
-                                    banner,
-                                    rows,
-                                    columns,
-                                },
-                                declared,
-                            )
-                        }
-                    }
-                }
-                done @ Header::Done(..) => done,
-            };
-        }
-        let Header::Done(entries, declared) = &header else {
-            return Ok(());
+    let mut banner = None;
+    let header = |line: &[u8], line_no: u64| {
+        let Some(banner) = banner else {
+            banner = Some(parse_banner(line).map_err(|k| at(line_no, k))?);
+            return Ok(None);
         };
-        let before = edges.len() as u64;
-        let lines = parse_block(entries, rest, line_no, &mut edges, &mut pool)
-            .map_err(|(l, k)| at(l, k))?;
-        if edges.len() as u64 > *declared {
-            let extra = line_of_data_line(entries, rest, declared - before + 1);
-            return Err(at(
-                line_no + extra,
-                LoadErrorKind::TooManyEntries {
-                    declared: *declared,
-                },
-            ));
+        let mut probe = line;
+        match next_token(&mut probe) {
+            None => Ok(None),
+            Some(t) if t.starts_with(b"%") => Ok(None),
+            Some(_) => {
+                let [rows, columns, declared] = parse_size(line).map_err(|k| at(line_no, k))?;
+                // Preallocate what the file can hold, not what it claims.
+                let edges = Vec::with_capacity(declared.min(cap_hint).min(1 << 32) as usize);
+                Ok(Some(Body {
+                    entries: Entries {
+                        banner,
+                        rows,
+                        columns,
+                    },
+                    declared,
+                    edges,
+                    pool: Vec::new(),
+                }))
+            }
         }
-        line_no += lines;
-        Ok(())
-    })?;
-    let (entries, declared) = match header {
-        Header::Done(entries, declared) => (entries, declared),
-        Header::NeedBanner => {
+    };
+    let body = |b: &mut Body, block: &[u8], before: u64| {
+        parse_declared_block(
+            &b.entries,
+            block,
+            before,
+            b.declared,
+            &mut b.edges,
+            &mut b.pool,
+        )
+        .map_err(|e| match e {
+            DeclaredBlockError::Line((l, k)) => at(l, k),
+            DeclaredBlockError::PastDeclared(l) => at(
+                l,
+                LoadErrorKind::TooManyEntries {
+                    declared: b.declared,
+                },
+            ),
+        })
+    };
+    let (parsed, line_no) = header_then_blocks(input, options.progress, header, body)?;
+    let Some(Body {
+        entries,
+        declared,
+        edges,
+        ..
+    }) = parsed
+    else {
+        if banner.is_none() {
             return Err(LoadError::new(path, None, LoadErrorKind::Empty));
         }
-        Header::NeedSize(_) => {
-            return Err(at(
-                line_no,
-                LoadErrorKind::BadSizeLine {
-                    found: String::new(),
-                },
-            ));
-        }
+        return Err(at(
+            line_no,
+            LoadErrorKind::BadSizeLine {
+                found: String::new(),
+            },
+        ));
     };
     if (edges.len() as u64) < declared {
         return Err(at(

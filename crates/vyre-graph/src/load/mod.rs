@@ -2,11 +2,15 @@
 //!
 //! - Matrix Market coordinate files ([`Format::MatrixMarket`]);
 //! - SNAP-style edge lists ([`Format::EdgeList`]);
-//! - vyre's binary CSR ([`Format::Binary`], written by [`save_binary`]);
+//! - DIMACS shortest-path files ([`Format::Dimacs`], `.gr` road networks);
+//! - METIS adjacency files ([`Format::Metis`], `.graph`);
+//! - vyre's binary CSR ([`Format::Binary`], `.vyre`, written by
+//!   [`save_binary`]);
 //!
 //! each optionally gzip-compressed (detected by content, decompressed as a
-//! stream). Vertex ids keep the file's numbering: Matrix Market index − 1,
-//! edge-list ids as written. Text is read in blocks on a background thread
+//! stream). Vertex ids are 0-based: a Matrix Market, DIMACS or METIS id k
+//! is vertex k − 1; edge-list ids are used as written
+//! ([`Format::numbering`]). Text is read in blocks on a background thread
 //! and parsed in parallel.
 //!
 //! Every failure is a [`LoadError`] naming the file, the line or byte, and
@@ -15,9 +19,11 @@
 //! touch is refused (see [`LoadOptions::isolated_vertex_allowance`]).
 
 mod binary;
+mod dimacs;
 mod error;
 mod input;
 mod matrix_market;
+mod metis;
 mod snap;
 mod text;
 
@@ -26,7 +32,7 @@ pub use error::{Field, FieldProblem, LoadError, LoadErrorKind, Location};
 
 use std::fmt;
 use std::io::{BufRead, BufReader, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::Graph;
 use crate::build::{BuildOptions, build_graph};
@@ -48,8 +54,39 @@ pub enum Format {
     MatrixMarket,
     /// Whitespace-separated `source target` pairs (SNAP).
     EdgeList,
-    /// vyre's binary CSR.
+    /// vyre's binary CSR (`.vyre`).
     Binary,
+    /// DIMACS shortest-path arcs (`.gr`: `p sp n m`, `a u v w`).
+    Dimacs,
+    /// METIS adjacency lines (`.graph`: `n m [fmt [ncon]]`, then one line
+    /// of neighbours per vertex).
+    Metis,
+}
+
+impl Format {
+    /// The format's name as users know it.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::MatrixMarket => "Matrix Market",
+            Self::EdgeList => "edge list",
+            Self::Binary => "vyre binary CSR",
+            Self::Dimacs => "DIMACS",
+            Self::Metis => "METIS",
+        }
+    }
+
+    /// How the file's ids map to vertex ids, in words.
+    #[must_use]
+    pub fn numbering(self) -> &'static str {
+        match self {
+            Self::MatrixMarket => "Matrix Market id k is vertex k-1",
+            Self::Dimacs => "DIMACS id k is vertex k-1",
+            Self::Metis => "METIS id k is vertex k-1",
+            Self::EdgeList => "edge-list ids are vertex ids as written",
+            Self::Binary => "binary CSR ids are vertex ids as stored",
+        }
+    }
 }
 
 /// How a file becomes a graph.
@@ -102,9 +139,78 @@ impl fmt::Debug for LoadOptions<'_> {
 /// A [`LoadError`] for a missing path, a directory, an empty, truncated or
 /// malformed file, broken gzip, or ids that do not fit `u32`.
 pub fn load_graph(path: impl AsRef<Path>, options: LoadOptions<'_>) -> Result<Graph, LoadError> {
+    parse_graph(path, options)?.build()
+}
+
+/// Read and parse the file at `path` without building the graph yet, so
+/// that a caller learns the format and the vertex count (to check vertex
+/// ids, say) before paying for the build.
+///
+/// # Errors
+///
+/// As [`load_graph`], less the build's.
+pub fn parse_graph(
+    path: impl AsRef<Path>,
+    options: LoadOptions<'_>,
+) -> Result<ParsedGraph, LoadError> {
     let path = path.as_ref();
     let input = input::open_path(path)?;
-    load_input(input, &options)?.into_graph(path, &options)
+    let (format, loaded) = load_input(input, &options)?;
+    Ok(ParsedGraph {
+        path: path.to_path_buf(),
+        format,
+        loaded,
+        build: options.build,
+    })
+}
+
+/// A graph file read and parsed, not yet built (see [`parse_graph`]).
+#[derive(Debug)]
+pub struct ParsedGraph {
+    path: PathBuf,
+    format: Format,
+    loaded: Loaded,
+    build: BuildOptions,
+}
+
+impl ParsedGraph {
+    /// The file's format.
+    #[must_use]
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// Vertices the graph will have.
+    #[must_use]
+    pub fn vertex_count(&self) -> u32 {
+        match &self.loaded {
+            Loaded::Edges(list) => list.vertex_count,
+            Loaded::Graph(graph) => graph.vertex_count(),
+        }
+    }
+
+    /// Whether [`ParsedGraph::build`] has work to do (a binary CSR is
+    /// built already).
+    #[must_use]
+    pub fn needs_build(&self) -> bool {
+        matches!(self.loaded, Loaded::Edges(_))
+    }
+
+    /// Build the graph (sort, deduplicate, transpose).
+    ///
+    /// # Errors
+    ///
+    /// [`LoadErrorKind::Graph`] naming the file when the build fails.
+    pub fn build(self) -> Result<Graph, LoadError> {
+        match self.loaded {
+            Loaded::Graph(graph) => Ok(graph),
+            Loaded::Edges(list) => {
+                let graph = list.build(self.build);
+                drop(list);
+                graph.map_err(|e| LoadError::new(&self.path, None, LoadErrorKind::Graph(e)))
+            }
+        }
+    }
 }
 
 /// Parse a text file's edges without building the graph (Matrix Market or
@@ -116,7 +222,7 @@ pub fn load_graph(path: impl AsRef<Path>, options: LoadOptions<'_>) -> Result<Gr
 pub fn load_edges(path: impl AsRef<Path>, options: LoadOptions<'_>) -> Result<EdgeList, LoadError> {
     let path = path.as_ref();
     let input = input::open_path(path)?;
-    match load_input(input, &options)? {
+    match load_input(input, &options)?.1 {
         Loaded::Edges(edges) => Ok(edges),
         Loaded::Graph(graph) => {
             let edges = (0..graph.vertex_count())
@@ -159,22 +265,10 @@ impl EdgeList {
 }
 
 /// What a format loader returns.
+#[derive(Debug)]
 enum Loaded {
     Edges(EdgeList),
     Graph(Graph),
-}
-
-impl Loaded {
-    fn into_graph(self, path: &Path, options: &LoadOptions<'_>) -> Result<Graph, LoadError> {
-        match self {
-            Self::Graph(graph) => Ok(graph),
-            Self::Edges(list) => {
-                let graph = list.build(options.build);
-                drop(list);
-                graph.map_err(|e| LoadError::new(path, None, LoadErrorKind::Graph(e)))
-            }
-        }
-    }
 }
 
 /// Load a graph from any byte stream; `name` stands for the file in error
@@ -189,10 +283,17 @@ pub fn load_reader(
     options: LoadOptions<'_>,
 ) -> Result<Graph, LoadError> {
     let input = input::open_reader(name, reader, None)?;
-    load_input(input, &options)?.into_graph(name, &options)
+    let (format, loaded) = load_input(input, &options)?;
+    ParsedGraph {
+        path: name.to_path_buf(),
+        format,
+        loaded,
+        build: options.build,
+    }
+    .build()
 }
 
-fn load_input(input: Input<'_>, options: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
+fn load_input(input: Input<'_>, options: &LoadOptions<'_>) -> Result<(Format, Loaded), LoadError> {
     let Input {
         path,
         reader,
@@ -225,14 +326,20 @@ fn load_input(input: Input<'_>, options: &LoadOptions<'_>) -> Result<Loaded, Loa
         file_len,
         gzip,
     };
-    match format {
+    let loaded = match format {
         Format::MatrixMarket => matrix_market::load(input, options).map(Loaded::Edges),
         Format::EdgeList => snap::load(input, options).map(Loaded::Edges),
+        Format::Dimacs => dimacs::load(input, options).map(Loaded::Edges),
+        Format::Metis => metis::load(input, options).map(Loaded::Edges),
         Format::Binary => binary::load(input, options).map(Loaded::Graph),
-    }
+    }?;
+    Ok((format, loaded))
 }
 
-/// The format of a file from its first bytes, then its name.
+/// The format of a file from its first bytes, then its name: the binary
+/// magic, a Matrix Market banner, or DIMACS `c` / `p sp` lines decide
+/// first; then the extension (`.mtx`/`.mm`, `.gr`, `.graph`/`.metis`,
+/// `.vyre`, each optionally `.gz`); anything else is an edge list.
 #[must_use]
 pub fn detect(path: &Path, head: &[u8]) -> Format {
     if head.starts_with(MAGIC) {
@@ -241,18 +348,36 @@ pub fn detect(path: &Path, head: &[u8]) -> Format {
     if head.starts_with(b"%%") {
         return Format::MatrixMarket;
     }
+    if looks_like_dimacs(head) {
+        return Format::Dimacs;
+    }
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
     let name = name.strip_suffix(".gz").unwrap_or(&name);
-    if name.ends_with(".mtx") || name.ends_with(".mm") {
-        Format::MatrixMarket
-    } else if name.ends_with(".vcsr") {
-        Format::Binary
-    } else {
-        Format::EdgeList
+    let extension = name.rsplit_once('.').map_or("", |(_, e)| e);
+    match extension {
+        "mtx" | "mm" => Format::MatrixMarket,
+        "gr" => Format::Dimacs,
+        "graph" | "metis" => Format::Metis,
+        "vyre" => Format::Binary,
+        _ => Format::EdgeList,
     }
+}
+
+/// Whether the first line that is not a `c` comment is `p sp ...`, after
+/// at least one such comment or directly (no other format starts so).
+fn looks_like_dimacs(head: &[u8]) -> bool {
+    for line in head.split(|&b| b == b'\n') {
+        let mut rest = line;
+        match text::next_token(&mut rest) {
+            Some(b"c") | None => continue,
+            Some(b"p") => return text::next_token(&mut rest) == Some(b"sp"),
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// Check the vertex count against the edges.
@@ -283,5 +408,7 @@ fn finish(
     })
 }
 
+#[cfg(test)]
+mod road_format_tests;
 #[cfg(test)]
 mod tests;

@@ -185,6 +185,97 @@ pub(crate) fn line_of_data_line<P: LineParser>(parser: &P, chunk: &[u8], k: u64)
     0
 }
 
+/// A line-aligned block cut at line ends into pieces for the cores.
+pub(crate) fn split_pieces(block: &[u8]) -> Vec<&[u8]> {
+    let target = (block.len() / (4 * rayon::current_num_threads())).max(64 << 10);
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    while start < block.len() {
+        let goal = (start + target).min(block.len());
+        let end = memchr::memchr(b'\n', &block[goal..]).map_or(block.len(), |i| goal + i + 1);
+        pieces.push(&block[start..end]);
+        start = end;
+    }
+    pieces
+}
+
+/// The next 1-based id of a line, checked against `size` and returned
+/// 0-based.
+pub(crate) fn one_based_id(
+    rest: &mut &[u8],
+    field: Field,
+    size: u64,
+) -> Result<u32, LoadErrorKind> {
+    let index = unsigned_field(rest, field)?;
+    if index == 0 {
+        return Err(LoadErrorKind::ZeroIndex { field });
+    }
+    if index > size {
+        return Err(LoadErrorKind::IndexPastSize { field, index, size });
+    }
+    // size <= u32::MAX, so index - 1 < u32::MAX.
+    Ok((index - 1) as u32)
+}
+
+/// Parse a block of entries of a format whose header declares how many
+/// there are: `Err` with the absolute line of the first entry past
+/// `declared` when the block brings the total over it.
+pub(crate) fn parse_declared_block<P: LineParser>(
+    parser: &P,
+    block: &[u8],
+    line_base: u64,
+    declared: u64,
+    edges: &mut Vec<(u32, u32)>,
+    pool: &mut Vec<Vec<(u32, u32)>>,
+) -> Result<u64, DeclaredBlockError> {
+    let before = edges.len() as u64;
+    let lines =
+        parse_block(parser, block, line_base, edges, pool).map_err(DeclaredBlockError::Line)?;
+    if edges.len() as u64 > declared {
+        let extra = line_of_data_line(parser, block, declared - before + 1);
+        return Err(DeclaredBlockError::PastDeclared(line_base + extra));
+    }
+    Ok(lines)
+}
+
+/// Why [`parse_declared_block`] failed.
+pub(crate) enum DeclaredBlockError {
+    /// A bad line: its absolute number and what is wrong.
+    Line((u64, LoadErrorKind)),
+    /// The absolute line of the first entry past the declared count.
+    PastDeclared(u64),
+}
+
+/// Hand `header` one line at a time (without its `\n`, with its 1-based
+/// number) until it returns the state the body needs, then the rest of the
+/// stream to `body` in line-aligned blocks, with the lines before each.
+/// `body` returns the lines of its block. Returns the state (`None` when the
+/// stream ended inside the header) and the lines read.
+pub(crate) fn header_then_blocks<H>(
+    input: Input<'_>,
+    progress: Option<&(dyn Fn(Progress) + Sync)>,
+    mut header: impl FnMut(&[u8], u64) -> Result<Option<H>, LoadError>,
+    mut body: impl FnMut(&mut H, &[u8], u64) -> Result<u64, LoadError>,
+) -> Result<(Option<H>, u64), LoadError> {
+    let mut state = None;
+    let mut line_no = 0u64;
+    for_each_block(input, progress, |block| {
+        let mut rest = block;
+        while state.is_none() && !rest.is_empty() {
+            let end = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
+            let line = &rest[..end];
+            rest = &rest[(end + 1).min(rest.len())..];
+            line_no += 1;
+            state = header(line, line_no)?;
+        }
+        if let Some(state) = state.as_mut() {
+            line_no += body(state, rest, line_no)?;
+        }
+        Ok(())
+    })?;
+    Ok((state, line_no))
+}
+
 /// Parse a line-aligned block in parallel, appending its edges in order.
 /// `line_base` is the number of lines before the block. Returns the
 /// block's line count, or the absolute line of the first bad line.
@@ -195,15 +286,7 @@ pub(crate) fn parse_block<P: LineParser>(
     edges: &mut Vec<(u32, u32)>,
     pool: &mut Vec<Vec<(u32, u32)>>,
 ) -> Result<u64, (u64, LoadErrorKind)> {
-    let target = (block.len() / (4 * rayon::current_num_threads())).max(64 << 10);
-    let mut pieces = Vec::new();
-    let mut start = 0;
-    while start < block.len() {
-        let goal = (start + target).min(block.len());
-        let end = memchr::memchr(b'\n', &block[goal..]).map_or(block.len(), |i| goal + i + 1);
-        pieces.push(&block[start..end]);
-        start = end;
-    }
+    let pieces = split_pieces(block);
     // Per-piece output buffers are kept between blocks (see `pool`).
     if pool.len() < pieces.len() {
         pool.resize_with(pieces.len(), Vec::new);
