@@ -12,11 +12,24 @@ use crate::{Topology, VyreError};
 /// as needed; the graph stays resident on the device.
 pub struct Device {
     engine: Engine,
+    selection_reason: String,
 }
 
 impl Device {
-    pub(crate) fn new(engine: Engine) -> Self {
-        Self { engine }
+    pub(crate) fn new(engine: Engine, selection_reason: String) -> Self {
+        Self {
+            engine,
+            selection_reason,
+        }
+    }
+
+    /// Why [`open`](crate::open) chose this backend, in one line: each
+    /// backend tried before it and what stopped it, then the device, e.g.
+    /// `cuda: no CUDA driver (libcuda.so) was found on this machine; wgpu:
+    /// NVIDIA H200 (Vulkan): using wgpu`.
+    #[must_use]
+    pub fn selection_reason(&self) -> &str {
+        &self.selection_reason
     }
 
     /// What the device can do.

@@ -8,11 +8,11 @@
 //! files list both directions of a two-way street), so the graph is
 //! directed unless the caller symmetrizes.
 
-use super::error::{Field, FieldProblem, LoadError, LoadErrorKind, Location};
+use super::error::{Field, FieldProblem, LoadError, LoadErrorKind};
 use super::input::Input;
 use super::text::{
-    DeclaredBlockError, LineParser, header_then_blocks, next_token, one_based_id,
-    parse_declared_block, parse_unsigned, shown,
+    CountErrors, Declaration, LineParser, at_line, load_declared, next_token, one_based_id,
+    parse_unsigned, shown,
 };
 use super::{LoadOptions, finish};
 
@@ -81,80 +81,33 @@ fn parse_problem(line: &[u8]) -> Result<(u64, u64), LoadErrorKind> {
     Ok((vertices, arcs))
 }
 
-/// What the body parse needs and fills.
-struct Body {
-    arcs: Arcs,
-    declared: u64,
-    edges: Vec<(u32, u32)>,
-    pool: Vec<Vec<(u32, u32)>>,
-}
-
 /// Load a DIMACS shortest-path file.
 pub(crate) fn load(
     input: Input<'_>,
     options: &LoadOptions<'_>,
 ) -> Result<super::EdgeList, LoadError> {
+    let errors = CountErrors {
+        short: |declared, found| LoadErrorKind::MissingArcs { declared, found },
+        over: |declared| LoadErrorKind::ExtraArc { declared },
+    };
     let path = input.path;
-    let at = |line: u64, kind| LoadError::new(path, Some(Location::Line(line)), kind);
-    // An arc line takes at least 8 bytes (`a 1 2 0\n`).
-    let cap_hint = input.file_len.unwrap_or(0) / 8 + 1;
+    let at = at_line(path);
     let header = |line: &[u8], line_no: u64| {
         let first = line.iter().find(|&&b| !b.is_ascii_whitespace());
-        match first {
-            None | Some(b'c') => Ok(None),
-            Some(_) => {
-                let (vertices, declared) = parse_problem(line).map_err(|k| at(line_no, k))?;
-                Ok(Some(Body {
-                    arcs: Arcs { vertices },
-                    declared,
-                    edges: Vec::with_capacity(declared.min(cap_hint).min(1 << 32) as usize),
-                    pool: Vec::new(),
-                }))
-            }
+        if matches!(first, None | Some(b'c')) {
+            return Ok(None);
         }
+        let (vertices, declared) = parse_problem(line).map_err(|k| at(line_no, k))?;
+        Ok(Some((Arcs { vertices }, declared)))
     };
-    let body = |b: &mut Body, block: &[u8], before: u64| {
-        parse_declared_block(
-            &b.arcs,
-            block,
-            before,
-            b.declared,
-            &mut b.edges,
-            &mut b.pool,
-        )
-        .map_err(|e| match e {
-            DeclaredBlockError::Line((l, k)) => at(l, k),
-            DeclaredBlockError::PastDeclared(l) => at(
-                l,
-                LoadErrorKind::ExtraArc {
-                    declared: b.declared,
-                },
-            ),
-        })
-    };
-    let (parsed, line_no) = header_then_blocks(input, options.progress, header, body)?;
-    let Some(Body {
-        arcs,
-        declared,
-        edges,
-        ..
-    }) = parsed
-    else {
-        return Err(at(
-            line_no,
-            LoadErrorKind::BadProblemLine {
-                found: String::new(),
-            },
-        ));
-    };
-    if (edges.len() as u64) < declared {
-        return Err(at(
-            line_no,
-            LoadErrorKind::MissingArcs {
-                declared,
-                found: edges.len() as u64,
-            },
-        ));
+    // An arc line takes at least 8 bytes (`a 1 2 0\n`).
+    match load_declared(input, options.progress, 8, header, &errors)? {
+        Declaration::Parsed(arcs, edges) => {
+            finish(path, arcs.vertices, edges, options.symmetrize, options)
+        }
+        Declaration::NoHeader(lines) => {
+            let found = String::new();
+            Err(at(lines, LoadErrorKind::BadProblemLine { found }))
+        }
     }
-    finish(path, arcs.vertices, edges, options.symmetrize, options)
 }

@@ -406,9 +406,11 @@ fn describe(kind: &LoadErrorKind, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 "the {field} {index} exceeds the declared size {size}. Fix: correct {header} or the entry."
             )
         }
-        K::Truncated { declared, found } => write!(
+        K::Truncated { declared, found } => ends_early(
             f,
-            "the file ends after {found} of the {declared} entries its size line declares. Fix: the file is truncated: download it again, or correct the entry count."
+            (*found, *declared),
+            "entries its size line",
+            "the entry count",
         ),
         K::TooManyEntries { declared } => write!(
             f,
@@ -429,9 +431,11 @@ fn describe(kind: &LoadErrorKind, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             f,
             "expected an arc line `a <tail> <head> <weight>`, found `{found}`. Fix: after its problem line a DIMACS shortest-path file holds only `a` arcs and `c` comments."
         ),
-        K::MissingArcs { declared, found } => write!(
+        K::MissingArcs { declared, found } => ends_early(
             f,
-            "the file ends after {found} of the {declared} arcs its problem line declares. Fix: the file is truncated: download it again, or correct the arc count on the `p sp` line."
+            (*found, *declared),
+            "arcs its problem line",
+            "the arc count on the `p sp` line",
         ),
         K::ExtraArc { declared } => write!(
             f,
@@ -443,9 +447,11 @@ fn describe(kind: &LoadErrorKind, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             "expected the METIS header `<vertices> <edges> [fmt [ncon]]` (fmt 0, 1, 10, 11, 100, 101, 110 or 111), found {}. Fix: put the vertex and edge counts on the first line after the `%` comments, or rename the file without .graph if it is not METIS.",
             quoted_or_end(found)
         ),
-        K::MissingVertexLines { declared, found } => write!(
+        K::MissingVertexLines { declared, found } => ends_early(
             f,
-            "the file ends after {found} of the {declared} vertex lines its header declares. Fix: the file is truncated: download it again, or correct the vertex count in the header."
+            (*found, *declared),
+            "vertex lines its header",
+            "the vertex count in the header",
         ),
         K::ExtraVertexLine { declared } => write!(
             f,
@@ -488,6 +494,20 @@ fn describe(kind: &LoadErrorKind, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         ),
         K::Graph(err) => write!(f, "{err}"),
     }
+}
+
+/// A file that ends before what its header declares: `(found, declared)`
+/// of `what` (`"arcs its problem line"`), and the `count` to correct.
+fn ends_early(
+    f: &mut fmt::Formatter<'_>,
+    (found, declared): (u64, u64),
+    what: &str,
+    count: &str,
+) -> fmt::Result {
+    write!(
+        f,
+        "the file ends after {found} of the {declared} {what} declares. Fix: the file is truncated: download it again, or correct {count}."
+    )
 }
 
 /// `` `line` `` or, for an empty line, where the file ended.

@@ -7,11 +7,10 @@
 //! directed; `symmetric`, `skew-symmetric` and `hermitian` files list one
 //! triangle and load undirected.
 
-use super::error::{Field, LoadError, LoadErrorKind, Location};
+use super::error::{Field, LoadError, LoadErrorKind};
 use super::input::Input;
 use super::text::{
-    DeclaredBlockError, LineParser, header_then_blocks, next_token, one_based_id,
-    parse_declared_block, shown,
+    CountErrors, Declaration, LineParser, at_line, load_declared, next_token, one_based_id, shown,
 };
 use super::{LoadOptions, finish};
 
@@ -131,22 +130,13 @@ impl LineParser for Entries {
     }
 }
 
-/// What the body parse needs and fills.
-struct Body {
-    entries: Entries,
-    declared: u64,
-    edges: Vec<(u32, u32)>,
-    pool: Vec<Vec<(u32, u32)>>,
-}
-
 /// Load a Matrix Market file.
 pub(crate) fn load(
     input: Input<'_>,
     options: &LoadOptions<'_>,
 ) -> Result<super::EdgeList, LoadError> {
     let path = input.path;
-    let at = |line: u64, kind| LoadError::new(path, Some(Location::Line(line)), kind);
-    let cap_hint = input.file_len.unwrap_or(0) / 4 + 1;
+    let at = at_line(path);
     let mut banner = None;
     let header = |line: &[u8], line_no: u64| {
         let Some(banner) = banner else {
@@ -159,67 +149,30 @@ pub(crate) fn load(
             Some(t) if t.starts_with(b"%") => Ok(None),
             Some(_) => {
                 let [rows, columns, declared] = parse_size(line).map_err(|k| at(line_no, k))?;
-                // Preallocate what the file can hold, not what it claims.
-                let edges = Vec::with_capacity(declared.min(cap_hint).min(1 << 32) as usize);
-                Ok(Some(Body {
-                    entries: Entries {
-                        banner,
-                        rows,
-                        columns,
-                    },
-                    declared,
-                    edges,
-                    pool: Vec::new(),
-                }))
+                let entries = Entries {
+                    banner,
+                    rows,
+                    columns,
+                };
+                Ok(Some((entries, declared)))
             }
         }
     };
-    let body = |b: &mut Body, block: &[u8], before: u64| {
-        parse_declared_block(
-            &b.entries,
-            block,
-            before,
-            b.declared,
-            &mut b.edges,
-            &mut b.pool,
-        )
-        .map_err(|e| match e {
-            DeclaredBlockError::Line((l, k)) => at(l, k),
-            DeclaredBlockError::PastDeclared(l) => at(
-                l,
-                LoadErrorKind::TooManyEntries {
-                    declared: b.declared,
-                },
-            ),
-        })
+    let errors = CountErrors {
+        short: |declared, found| LoadErrorKind::Truncated { declared, found },
+        over: |declared| LoadErrorKind::TooManyEntries { declared },
     };
-    let (parsed, line_no) = header_then_blocks(input, options.progress, header, body)?;
-    let Some(Body {
-        entries,
-        declared,
-        edges,
-        ..
-    }) = parsed
-    else {
-        if banner.is_none() {
+    let parsed = load_declared(input, options.progress, 4, header, &errors)?;
+    let (entries, edges) = match parsed {
+        Declaration::Parsed(entries, edges) => (entries, edges),
+        Declaration::NoHeader(_) if banner.is_none() => {
             return Err(LoadError::new(path, None, LoadErrorKind::Empty));
         }
-        return Err(at(
-            line_no,
-            LoadErrorKind::BadSizeLine {
-                found: String::new(),
-            },
-        ));
+        Declaration::NoHeader(lines) => {
+            let found = String::new();
+            return Err(at(lines, LoadErrorKind::BadSizeLine { found }));
+        }
     };
-    if (edges.len() as u64) < declared {
-        return Err(at(
-            line_no,
-            LoadErrorKind::Truncated {
-                declared,
-                found: edges.len() as u64,
-            },
-        ));
-    }
     let vertices = entries.rows.max(entries.columns);
     finish(
         path,

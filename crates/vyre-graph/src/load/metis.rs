@@ -12,10 +12,10 @@
 
 use rayon::prelude::*;
 
-use super::error::{Field, FieldProblem, LoadError, LoadErrorKind, Location};
+use super::error::{Field, FieldProblem, LoadError, LoadErrorKind};
 use super::input::Input;
 use super::text::{
-    header_then_blocks, next_token, one_based_id, parse_unsigned, shown, split_pieces,
+    at_line, header_then_blocks, next_token, one_based_id, parse_unsigned, shown, split_pieces,
 };
 use super::{LoadOptions, finish};
 
@@ -203,10 +203,10 @@ pub(crate) fn load(
     input: Input<'_>,
     options: &LoadOptions<'_>,
 ) -> Result<super::EdgeList, LoadError> {
-    let path = input.path;
-    let at = |line: u64, kind| LoadError::new(path, Some(Location::Line(line)), kind);
     // A neighbour entry takes at least 2 bytes (`7 `).
     let cap_hint = input.file_len.unwrap_or(0) / 2 + 1;
+    let path = input.path;
+    let at = at_line(path);
     let header = |line: &[u8], line_no: u64| {
         if line.iter().all(u8::is_ascii_whitespace) || is_comment(line) {
             return Ok(None);

@@ -75,40 +75,35 @@ fn dimacs_is_detected_by_content_and_by_extension_gzip_or_not() {
 
 #[test]
 fn dimacs_problem_line_errors() {
-    assert_eq!(
-        error_at("early.gr", b"c x\na 1 2 3\np sp 2 1\n", 2),
-        LoadErrorKind::BadProblemLine {
-            found: "a 1 2 3".into()
-        }
-    );
-    assert_eq!(
-        error_at("none.gr", b"c only comments\nc here\n", 2),
-        LoadErrorKind::BadProblemLine {
-            found: String::new()
-        }
-    );
+    let bad = |found: &str| LoadErrorKind::BadProblemLine {
+        found: found.into(),
+    };
+    let cases: [(&[u8], u64, LoadErrorKind); 5] = [
+        (b"c x\na 1 2 3\np sp 2 1\n", 2, bad("a 1 2 3")),
+        (b"c only comments\nc here\n", 2, bad("")),
+        (b"p max 2 1\na 1 2 3\n", 1, bad("p max 2 1")),
+        (
+            b"p sp 5000000000 1\na 1 2 3\n",
+            1,
+            LoadErrorKind::VertexCountTooLarge {
+                vertices: 5_000_000_000,
+            },
+        ),
+        (
+            b"p sp 2 2\na 1 2 3\np sp 2 1\n",
+            3,
+            LoadErrorKind::UnexpectedDimacsLine {
+                found: "p sp 2 1".into(),
+            },
+        ),
+    ];
+    for (text, line, kind) in cases {
+        assert_eq!(error_at("p.gr", text, line), kind);
+    }
     let err = load("none.gr", b"c only comments\n").unwrap_err();
     assert!(
         err.to_string().contains("found the end of the file"),
         "{err}"
-    );
-    assert_eq!(
-        error_at("max.gr", b"p max 2 1\na 1 2 3\n", 1),
-        LoadErrorKind::BadProblemLine {
-            found: "p max 2 1".into()
-        }
-    );
-    assert_eq!(
-        error_at("big.gr", b"p sp 5000000000 1\na 1 2 3\n", 1),
-        LoadErrorKind::VertexCountTooLarge {
-            vertices: 5_000_000_000
-        }
-    );
-    assert_eq!(
-        error_at("twice.gr", b"p sp 2 2\na 1 2 3\np sp 2 1\n", 3),
-        LoadErrorKind::UnexpectedDimacsLine {
-            found: "p sp 2 1".into()
-        }
     );
 }
 

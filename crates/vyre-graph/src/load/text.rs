@@ -1,6 +1,7 @@
 //! Line-oriented parsing shared by the text formats: tokens, ids, and the
 //! parallel parse of line-aligned blocks read by a background thread.
 
+use std::path::Path;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::mpsc::sync_channel;
 
@@ -185,6 +186,11 @@ pub(crate) fn line_of_data_line<P: LineParser>(parser: &P, chunk: &[u8], k: u64)
     0
 }
 
+/// Errors at a line of the file at `path`.
+pub(crate) fn at_line(path: &Path) -> impl Fn(u64, LoadErrorKind) -> LoadError + '_ {
+    move |line, kind| LoadError::new(path, Some(Location::Line(line)), kind)
+}
+
 /// A line-aligned block cut at line ends into pieces for the cores.
 pub(crate) fn split_pieces(block: &[u8]) -> Vec<&[u8]> {
     let target = (block.len() / (4 * rayon::current_num_threads())).max(64 << 10);
@@ -217,33 +223,73 @@ pub(crate) fn one_based_id(
     Ok((index - 1) as u32)
 }
 
-/// Parse a block of entries of a format whose header declares how many
-/// there are: `Err` with the absolute line of the first entry past
-/// `declared` when the block brings the total over it.
-pub(crate) fn parse_declared_block<P: LineParser>(
-    parser: &P,
-    block: &[u8],
-    line_base: u64,
-    declared: u64,
-    edges: &mut Vec<(u32, u32)>,
-    pool: &mut Vec<Vec<(u32, u32)>>,
-) -> Result<u64, DeclaredBlockError> {
-    let before = edges.len() as u64;
-    let lines =
-        parse_block(parser, block, line_base, edges, pool).map_err(DeclaredBlockError::Line)?;
-    if edges.len() as u64 > declared {
-        let extra = line_of_data_line(parser, block, declared - before + 1);
-        return Err(DeclaredBlockError::PastDeclared(line_base + extra));
-    }
-    Ok(lines)
+/// What a format whose header declares its entry count reports when the
+/// entries run short or over.
+pub(crate) struct CountErrors {
+    /// Entries declared, entries found: the file ended early.
+    pub short: fn(u64, u64) -> LoadErrorKind,
+    /// Entries declared: an entry past them.
+    pub over: fn(u64) -> LoadErrorKind,
 }
 
-/// Why [`parse_declared_block`] failed.
-pub(crate) enum DeclaredBlockError {
-    /// A bad line: its absolute number and what is wrong.
-    Line((u64, LoadErrorKind)),
-    /// The absolute line of the first entry past the declared count.
-    PastDeclared(u64),
+/// What [`load_declared`] read.
+pub(crate) enum Declaration<P> {
+    /// The header's line parser and every entry.
+    Parsed(P, Vec<(u32, u32)>),
+    /// The stream ended inside the header, after this many lines.
+    NoHeader(u64),
+}
+
+/// Entries of a declared count, as parsed so far.
+struct Declared<P> {
+    parser: P,
+    declared: u64,
+    edges: Vec<(u32, u32)>,
+    pool: Vec<Vec<(u32, u32)>>,
+}
+
+/// Parse a format whose header declares how many entries follow, one per
+/// data line: `header` sees each line (with its 1-based number) until it
+/// returns the line parser and the declared count; the rest is parsed in
+/// parallel blocks and counted against the declaration. `bytes_per_entry`
+/// bounds the preallocation by the file's size.
+pub(crate) fn load_declared<P: LineParser>(
+    input: Input<'_>,
+    progress: Option<&(dyn Fn(Progress) + Sync)>,
+    bytes_per_entry: u64,
+    mut header: impl FnMut(&[u8], u64) -> Result<Option<(P, u64)>, LoadError>,
+    errors: &CountErrors,
+) -> Result<Declaration<P>, LoadError> {
+    let at = at_line(input.path);
+    let cap_hint = input.file_len.unwrap_or(0) / bytes_per_entry + 1;
+    let start = |line: &[u8], line_no: u64| {
+        Ok(header(line, line_no)?.map(|(parser, declared)| Declared {
+            parser,
+            declared,
+            // Preallocate what the file can hold, not what it claims.
+            edges: Vec::with_capacity(declared.min(cap_hint).min(1 << 32) as usize),
+            pool: Vec::new(),
+        }))
+    };
+    let body = |d: &mut Declared<P>, block: &[u8], line_base: u64| {
+        let before = d.edges.len() as u64;
+        let lines = parse_block(&d.parser, block, line_base, &mut d.edges, &mut d.pool)
+            .map_err(|(l, k)| at(l, k))?;
+        if d.edges.len() as u64 > d.declared {
+            let extra = line_of_data_line(&d.parser, block, d.declared - before + 1);
+            return Err(at(line_base + extra, (errors.over)(d.declared)));
+        }
+        Ok(lines)
+    };
+    let (parsed, lines) = header_then_blocks(input, progress, start, body)?;
+    let Some(d) = parsed else {
+        return Ok(Declaration::NoHeader(lines));
+    };
+    let found = d.edges.len() as u64;
+    if found < d.declared {
+        return Err(at(lines, (errors.short)(d.declared, found)));
+    }
+    Ok(Declaration::Parsed(d.parser, d.edges))
 }
 
 /// Hand `header` one line at a time (without its `\n`, with its 1-based
