@@ -126,3 +126,19 @@ fn quiet_silences_progress_but_not_results_or_errors() {
     assert_one_clear_error(&out, "source 9 is not a vertex");
     assert_eq!(stderr_lines(&out).len(), 1, "{}", stderr(&out));
 }
+
+/// Output files are claimed before the work starts; a run that fails before
+/// writing them leaves no empty file behind, and an existing file intact.
+#[test]
+fn a_failed_run_leaves_no_output_file_behind() {
+    let scratch = Scratch::new("leftover");
+    let fresh = scratch.path("fresh.txt");
+    let kept = scratch.file("kept.txt", b"earlier\n");
+    let out = run_cpu(
+        "grid:3x3",
+        &["--source", "9", "--write-depths", &fresh, "--plot", &kept],
+    );
+    assert_one_clear_error(&out, "source 9 is not a vertex");
+    assert!(!std::path::Path::new(&fresh).exists());
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), "earlier\n");
+}

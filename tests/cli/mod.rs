@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// The example binary cargo built next to this test (`cargo test` builds
-/// examples too).
+/// The example binary cargo built next to this test. A plain `cargo test`
+/// builds it; `cargo test --test NAME` does not, so build it first then.
 pub fn bfs_binary() -> PathBuf {
     let exe = std::env::current_exe().expect("test binary path");
     let profile_dir = exe
@@ -17,7 +17,7 @@ pub fn bfs_binary() -> PathBuf {
     let path = profile_dir.join("examples").join("bfs");
     assert!(
         path.exists(),
-        "{} is missing: run through `cargo test`, which builds the examples",
+        "{} is missing: run `cargo test` without target filters (it builds the examples), or `cargo build --example bfs` (same profile) first",
         path.display()
     );
     path
