@@ -13,17 +13,31 @@ use crate::{BackendKind, Topology, VyreError};
 pub struct Device {
     kind: BackendKind,
     engine: Engine,
+    selection_reason: String,
 }
 
 impl Device {
-    pub(crate) fn new(kind: BackendKind, engine: Engine) -> Self {
-        Self { kind, engine }
+    pub(crate) fn new(kind: BackendKind, engine: Engine, selection_reason: String) -> Self {
+        Self {
+            kind,
+            engine,
+            selection_reason,
+        }
     }
 
     /// Which backend drives the device.
     #[must_use]
     pub fn backend(&self) -> BackendKind {
         self.kind
+    }
+
+    /// Why [`open`](crate::open) chose this backend, in one line: each
+    /// backend tried before it and what stopped it, then the device, e.g.
+    /// `cuda: no CUDA driver (libcuda.so) was found on this machine; wgpu:
+    /// NVIDIA H200 (Vulkan): using wgpu`.
+    #[must_use]
+    pub fn selection_reason(&self) -> &str {
+        &self.selection_reason
     }
 
     /// What the device can do.

@@ -61,6 +61,25 @@ impl Measurement {
     }
 }
 
+/// A step of [`measure_with`], for progress displays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MeasureEvent {
+    /// The searches (every repetition) of `done` of `of` sources finished.
+    Searched {
+        /// Sources searched so far.
+        done: usize,
+        /// Sources in all.
+        of: usize,
+    },
+    /// The Graph500 checks of `done` of `of` results finished.
+    Validated {
+        /// Results checked so far.
+        done: usize,
+        /// Results in all.
+        of: usize,
+    },
+}
+
 /// Search `graph` (already loaded on `device`) from every source.
 ///
 /// # Errors
@@ -71,8 +90,25 @@ pub fn measure(
     graph: &Graph,
     request: &MeasureRequest<'_>,
 ) -> Result<Measurement, VyreError> {
-    let mut runs = Vec::with_capacity(request.sources.len());
-    for &source in request.sources {
+    measure_with(device, graph, request, &mut |_| {})
+}
+
+/// [`measure`], telling `observe` as each search and each validation
+/// finishes. Every search runs before the first validation, so the two
+/// phases can be shown (and timed) apart.
+///
+/// # Errors
+///
+/// [`VyreError`] when a search fails.
+pub fn measure_with(
+    device: &mut Device,
+    graph: &Graph,
+    request: &MeasureRequest<'_>,
+    observe: &mut dyn FnMut(MeasureEvent),
+) -> Result<Measurement, VyreError> {
+    let of = request.sources.len();
+    let mut searched = Vec::with_capacity(of);
+    for (i, &source) in request.sources.iter().enumerate() {
         let sources = [source];
         let search = SearchRequest {
             sources: &sources,
@@ -88,12 +124,18 @@ pub fn measure(
         }
         let result = last.expect("at least one repetition ran");
         times.sort_unstable();
-        let time = times[times.len() / 2];
+        searched.push((source, times[times.len() / 2], result));
+        observe(MeasureEvent::Searched { done: i + 1, of });
+    }
+    let mut runs = Vec::with_capacity(of);
+    for (i, (source, time, result)) in searched.into_iter().enumerate() {
         let edges = searched_edges(graph, &result.depths);
         let validation = request.validate.then(|| {
-            validate_bfs(graph, &sources, &result.depths, &result.parents)
+            let checked = validate_bfs(graph, &[source], &result.depths, &result.parents)
                 .map(|_| ())
-                .map_err(|e| e.to_string())
+                .map_err(|e| e.to_string());
+            observe(MeasureEvent::Validated { done: i + 1, of });
+            checked
         });
         runs.push(SourceRun {
             source,

@@ -86,6 +86,7 @@ pub fn available_backends() -> Vec<BackendKind> {
 /// [`VyreError::NoBackend`] (with each backend's reason) when `auto` finds
 /// none.
 pub fn open(request: &OpenRequest) -> Result<Device, VyreError> {
+    let mut tried = Vec::new();
     let (kind, backend) = match request.backend {
         BackendChoice::Only(kind) => {
             if !kind.compiled() {
@@ -95,7 +96,6 @@ pub fn open(request: &OpenRequest) -> Result<Device, VyreError> {
             (kind, backend)
         }
         BackendChoice::Auto => {
-            let mut tried = Vec::new();
             let mut opened = None;
             for kind in available_backends() {
                 match open_backend(kind, request, false) {
@@ -106,12 +106,40 @@ pub fn open(request: &OpenRequest) -> Result<Device, VyreError> {
                     Err(why) => tried.push((kind, why)),
                 }
             }
-            opened.ok_or(VyreError::NoBackend(tried))?
+            match opened {
+                Some(backend) => backend,
+                None => return Err(VyreError::NoBackend(tried)),
+            }
         }
     };
     let mut engine = Engine::new(backend);
     engine.set_memory_budget(request.memory_budget_bytes);
-    Ok(Device::new(kind, engine))
+    let reason = selection_reason(request.backend, &tried, kind, engine.capabilities());
+    Ok(Device::new(kind, engine, reason))
+}
+
+/// One line on why this backend: each backend tried before it with what
+/// stopped it, then the device found.
+fn selection_reason(
+    choice: BackendChoice,
+    tried: &[(BackendKind, BackendError)],
+    kind: BackendKind,
+    caps: &vyre_driver::backend::DeviceCapabilities,
+) -> String {
+    let mut parts: Vec<String> = tried
+        .iter()
+        .map(|(kind, why)| {
+            let why = why.to_string();
+            let short = why.split(" Fix:").next().unwrap_or(&why);
+            format!("{kind}: {}", short.trim_end_matches('.'))
+        })
+        .collect();
+    parts.push(format!("{}: {}", kind, caps.device_name));
+    let how = match choice {
+        BackendChoice::Auto => "using",
+        BackendChoice::Only(_) => "as requested, using",
+    };
+    format!("{}: {how} {}", parts.join("; "), kind)
 }
 
 fn open_backend(

@@ -1,30 +1,35 @@
-//! Command-line flags of the `bfs` example.
+//! Command-line flags of the `bfs` example, each checked as it is parsed,
+//! before anything is loaded.
 
 use std::path::PathBuf;
 
 use clap::Parser;
-use vyre::graph::Graph;
-use vyre::graph::load::{DEFAULT_MAX_DECOMPRESSED_BYTES, LoadOptions, Progress};
-use vyre::graph::spec::{GraphSpec, SpecOptions};
-use vyre::graph::teps::sample_sources;
+use clap::error::{ContextKind, ErrorKind};
+use vyre::graph::load::DEFAULT_MAX_DECOMPRESSED_BYTES;
 use vyre::{BackendChoice, ChainMode, TopologyChoice, parse_topology};
 
 /// BFS on the best backend found, with Graph500 validation.
+///
+/// Vertex ids are 0-based everywhere: a Matrix Market, DIMACS or METIS id k
+/// is vertex k-1; edge-list ids are used as written.
 #[derive(Parser, Debug)]
 #[command(version, about)]
 pub struct Args {
-    /// Graph: a file (.mtx, SNAP edge list, .vyre binary CSR, optionally .gz) or a
+    /// Graph: a file (.mtx Matrix Market, .gr DIMACS, .graph METIS, a SNAP
+    /// edge list, or a .vyre binary CSR, each optionally .gz) or a
     /// generator: kron:S, urand:S, grid:WxH, chain:N, star:N.
     #[arg(long, default_value = "kron:20")]
     pub graph: String,
     /// Store every edge of a directed file in both directions.
     #[arg(long)]
     pub symmetrize: bool,
-    /// Backend: auto, cpu, wgpu or cuda.
+    /// Backend: auto (CUDA, then wgpu on a hardware GPU, then the CPU),
+    /// cpu, wgpu or cuda.
     #[arg(long, default_value = "auto")]
     pub backend: BackendChoice,
-    /// Source vertex in the file's own numbering (repeatable; one search each).
-    /// Default: 8 sampled vertices of non-zero degree.
+    /// Source vertex, 0-based (repeatable; one search each): a Matrix
+    /// Market, DIMACS or METIS id k is vertex k-1; edge-list ids are used as
+    /// written. Default: sampled vertices with an out-edge (Graph500).
     #[arg(long = "source")]
     pub source: Vec<u32>,
     /// Sampled sources when no --source is given.
@@ -32,23 +37,36 @@ pub struct Args {
     pub samples: usize,
     /// Topology: auto (the policy chooses per wave) or one of warp-sparse,
     /// sparse, hybrid, dense, block-dense, fused.
-    #[arg(long, default_value = "auto")]
-    pub topology: String,
+    #[arg(long, default_value = "auto", value_parser = topology_choice)]
+    pub topology: TopologyChoice,
     /// Chaining of per-wave levels: auto, off, or a level count.
-    #[arg(long, default_value = "auto")]
-    pub chain: String,
-    /// Print the per-wave table (topology, explanation, frontier, time).
+    #[arg(long, default_value = "auto", value_parser = chain_mode)]
+    pub chain: ChainMode,
+    /// Print the per-wave table: topology, frontier, edges, times and the
+    /// policy's reason.
     #[arg(long)]
     pub trace: bool,
     /// Skip the Graph500 checks.
     #[arg(long)]
     pub no_validate: bool,
-    /// Write the first source's depths, one line per vertex (-1 = unreached).
-    #[arg(long)]
+    /// Write the first source's depths to PATH: line i holds the depth of
+    /// vertex i (0-based), -1 when unreached.
+    #[arg(long, value_name = "PATH")]
     pub write_depths: Option<PathBuf>,
+    /// Draw the first source's search level by level (frontier size and
+    /// device time per level, coloured by topology) as an SVG file.
+    #[arg(long, value_name = "PATH.svg")]
+    pub plot: Option<PathBuf>,
+    /// Save the loaded graph as a binary CSR (.vyre), which reloads in
+    /// seconds: convert a large text file once.
+    #[arg(long, value_name = "PATH.vyre")]
+    pub save_graph: Option<PathBuf>,
     /// Print a machine-readable JSON summary instead of text.
     #[arg(long)]
     pub json: bool,
+    /// No progress on stderr (errors still print).
+    #[arg(long, short)]
+    pub quiet: bool,
     /// Timed searches per source; the median is reported.
     #[arg(long, default_value_t = 1)]
     pub repeat: u32,
@@ -63,77 +81,49 @@ pub struct Args {
     pub max_decompressed_bytes: u64,
 }
 
-impl Args {
-    /// Build or load the graph, showing progress for big files on stderr.
-    pub fn load_graph(&self) -> Result<Graph, String> {
-        let spec: GraphSpec = self.graph.parse().map_err(|e| format!("{e}"))?;
-        let show = |p: Progress| show_progress(&p);
-        let options = SpecOptions {
-            seed: self.seed,
-            directed: false,
-            load: LoadOptions {
-                symmetrize: self.symmetrize,
-                progress: if self.json { None } else { Some(&show) },
-                max_decompressed_bytes: self.max_decompressed_bytes,
-                ..LoadOptions::default()
-            },
-        };
-        let graph = spec.build_with(options).map_err(|e| e.to_string());
-        if matches!(spec, GraphSpec::File(_)) && !self.json {
-            eprintln!();
-        }
-        graph
+fn topology_choice(text: &str) -> Result<TopologyChoice, String> {
+    if text == "auto" {
+        return Ok(TopologyChoice::Auto);
     }
+    parse_topology(text).map(TopologyChoice::Forced)
+}
 
-    /// The sources to search from.
-    pub fn sources(&self, graph: &Graph) -> Result<Vec<u32>, String> {
-        let n = graph.vertex_count();
-        if let Some(&bad) = self.source.iter().find(|&&s| s >= n) {
-            return Err(format!(
-                "source {bad} is not a vertex of the graph ({n} vertices). Fix: pass --source below {n}."
-            ));
-        }
-        if !self.source.is_empty() {
-            return Ok(self.source.clone());
-        }
-        let sampled = sample_sources(graph, self.samples, self.seed);
-        if sampled.is_empty() {
-            return Err("the graph has no vertex with an edge to start from. Fix: pass --source explicitly.".into());
-        }
-        Ok(sampled)
-    }
-
-    /// The parsed topology choice.
-    pub fn topology_choice(&self) -> Result<TopologyChoice, String> {
-        if self.topology == "auto" {
-            return Ok(TopologyChoice::Auto);
-        }
-        parse_topology(&self.topology).map(TopologyChoice::Forced)
-    }
-
-    /// The parsed chain mode.
-    pub fn chain_mode(&self) -> Result<ChainMode, String> {
-        match self.chain.as_str() {
-            "auto" => Ok(ChainMode::Auto),
-            "off" => Ok(ChainMode::Off),
-            n => n.parse().map(ChainMode::Levels).map_err(|_| {
-                format!("unknown chain mode '{n}'. Fix: use auto, off or a level count.")
-            }),
-        }
+fn chain_mode(text: &str) -> Result<ChainMode, String> {
+    match text {
+        "auto" => Ok(ChainMode::Auto),
+        "off" => Ok(ChainMode::Off),
+        n => n
+            .parse()
+            .map(ChainMode::Levels)
+            .map_err(|_| format!("unknown chain mode '{n}'. Fix: use auto, off or a level count.")),
     }
 }
 
-/// One progress line on stderr, rewritten in place, for files over 64 MiB.
-fn show_progress(p: &Progress) {
-    const MIB: u64 = 1 << 20;
-    if let Some(total) = p.total_bytes.filter(|&t| t >= 64 * MIB) {
-        eprint!(
-            "\rloading: {} / {} MiB ({:.0}%)",
-            p.bytes_read / MIB,
-            total / MIB,
-            100.0 * p.bytes_read as f64 / total as f64
-        );
-    } else if p.total_bytes.is_none() && p.bytes_read >= 64 * MIB {
-        eprint!("\rloading: {} MiB", p.bytes_read / MIB);
+/// The flags, or the one-line message for a value that does not parse.
+/// Help, version and usage errors exit through clap.
+pub fn parse() -> Result<Args, String> {
+    match Args::try_parse() {
+        Ok(args) => Ok(args),
+        Err(e) if e.kind() == ErrorKind::ValueValidation => {
+            let flag = e
+                .get(ContextKind::InvalidArg)
+                .map(|a| a.to_string())
+                .unwrap_or_default();
+            let flag = flag.split(' ').next().unwrap_or_default();
+            let why =
+                std::error::Error::source(&e).map_or_else(|| e.to_string(), |s| s.to_string());
+            let value = e
+                .get(ContextKind::InvalidValue)
+                .map(|v| v.to_string())
+                .unwrap_or_default();
+            if why.contains("Fix:") {
+                Err(format!("{flag}: {why}"))
+            } else {
+                Err(format!(
+                    "{flag} '{value}': {why}. Fix: see --help for the values {flag} takes."
+                ))
+            }
+        }
+        Err(e) => e.exit(),
     }
 }

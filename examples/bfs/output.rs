@@ -1,25 +1,25 @@
-//! What the `bfs` example prints.
+//! What the `bfs` example prints: a readable report or one JSON object.
 
-use std::io::Write as _;
-use std::path::Path;
 use std::time::Duration;
 
-use vyre::graph::{Graph, UNREACHED};
-use vyre::measure::Measurement;
-use vyre::{BackendKind, DeviceCapabilities, topology_name, topology_sequence};
+use vyre::measure::{Measurement, SourceRun};
+use vyre::{Device, topology_sequence};
+
+use crate::load::{Loaded, shape};
+use crate::progress::seconds;
+use crate::trace;
 
 /// What the report says besides the measurements.
 pub struct Context<'a> {
-    pub device: &'a DeviceCapabilities,
-    pub backend: BackendKind,
-    pub graph: &'a Graph,
+    pub device: &'a Device,
+    pub loaded: &'a Loaded,
     pub graph_name: &'a str,
-    pub load_time: Duration,
+    pub open_time: Duration,
     pub upload_time: Duration,
-    pub forced: bool,
+    pub validation_time: Duration,
 }
 
-fn verdict(run: &vyre::measure::SourceRun) -> &str {
+fn verdict(run: &SourceRun) -> &str {
     match &run.validation {
         None => "not validated",
         Some(Ok(())) => "valid",
@@ -27,35 +27,62 @@ fn verdict(run: &vyre::measure::SourceRun) -> &str {
     }
 }
 
+/// A rate with its unit: `12.3 GTEPS`, `45.6 MTEPS`, `7.8 kTEPS`.
+pub fn teps(rate: f64) -> String {
+    let (scale, unit) = [(1e9, "GTEPS"), (1e6, "MTEPS"), (1e3, "kTEPS")]
+        .into_iter()
+        .find(|&(scale, _)| rate >= scale)
+        .unwrap_or((1.0, "TEPS"));
+    format!("{:.3} {unit}", rate / scale)
+}
+
+/// On a directed graph some sources reach almost nothing, and the harmonic
+/// mean follows them: say so, with the way out.
+fn directed_note(ctx: &Context<'_>, m: &Measurement) -> Option<String> {
+    let graph = &ctx.loaded.graph;
+    let most = m.runs.iter().map(|r| r.edges).max()?;
+    let few = m.runs.iter().filter(|r| r.edges * 100 < most).count();
+    (!graph.is_symmetric() && few > 0).then(|| {
+        format!(
+            "note: the graph is directed and {few} of {} sources reached under 1% of the edges the widest search did; the harmonic mean follows them. --symmetrize searches it undirected, as Graph500 does.",
+            m.runs.len()
+        )
+    })
+}
+
 /// The human-readable report.
-pub fn print_human(ctx: &Context<'_>, m: &Measurement, trace: bool) {
-    let d = ctx.device;
-    println!("device   {} ({})", d.device_name, ctx.backend);
+pub fn print_human(ctx: &Context<'_>, m: &Measurement, show_trace: bool) {
+    let caps = ctx.device.capabilities();
+    let loaded = ctx.loaded;
+    println!("device   {} ({})", caps.device_name, ctx.device.backend());
+    println!("backend  {}", ctx.device.selection_reason());
     println!(
-        "graph    {}: {} vertices, {} stored edges ({}), built/loaded in {:.2?}, uploaded in {:.2?}",
+        "graph    {}: {}, {}; {}",
         ctx.graph_name,
-        ctx.graph.vertex_count(),
-        ctx.graph.edge_count(),
-        if ctx.graph.is_symmetric() {
-            "undirected"
-        } else {
-            "directed"
-        },
-        ctx.load_time,
-        ctx.upload_time
+        loaded.format,
+        shape(&loaded.graph),
+        loaded.numbering
     );
     println!(
-        "{:>10} {:>7} {:>12} {:>14} {:>9}  {:<14} topologies",
-        "source", "levels", "time", "edges", "GTEPS", "validation"
+        "times    open {}, load {}, build {}, upload {}, validation {}",
+        seconds(ctx.open_time),
+        seconds(loaded.load_time),
+        seconds(loaded.build_time),
+        seconds(ctx.upload_time),
+        seconds(ctx.validation_time)
+    );
+    println!(
+        "{:>10} {:>7} {:>12} {:>14} {:>15}  {:<14} topologies",
+        "source", "levels", "time", "edges", "rate", "validation"
     );
     for run in &m.runs {
         println!(
-            "{:>10} {:>7} {:>12.3?} {:>14} {:>9.3}  {:<14} {}",
+            "{:>10} {:>7} {:>12} {:>14} {:>15}  {:<14} {}",
             run.source,
             run.result.levels.len(),
-            run.time,
+            seconds(run.time),
             run.edges,
-            run.teps / 1e9,
+            teps(run.teps),
             verdict(run),
             topology_sequence(&run.result.levels)
         );
@@ -64,8 +91,8 @@ pub fn print_human(ctx: &Context<'_>, m: &Measurement, trace: bool) {
         }
     }
     println!(
-        "harmonic-mean {:.3} GTEPS over {} source(s); validation: {}",
-        m.hmean_teps / 1e9,
+        "harmonic mean {} over {} source(s); validation: {}",
+        teps(m.hmean_teps),
         m.runs.len(),
         if m.runs.iter().all(|r| r.validation.is_none()) {
             "skipped"
@@ -75,51 +102,17 @@ pub fn print_human(ctx: &Context<'_>, m: &Measurement, trace: bool) {
             "FAILED"
         }
     );
-    if trace {
+    if let Some(note) = directed_note(ctx, m) {
+        println!("{note}");
+    }
+    if show_trace {
         for run in &m.runs {
-            print_trace(run, ctx.forced);
+            trace::print(run);
         }
     }
 }
 
-fn print_trace(run: &vyre::measure::SourceRun, forced: bool) {
-    println!("\ntrace of source {}:", run.source);
-    println!(
-        "{:>6} {:>4} {:<12} {:>11} {:>11} {:>13} {:>11} {:>11}  explanation",
-        "level", "cmd", "topology", "frontier", "found", "edges seen", "device", "cmd wall"
-    );
-    let mut last_command = u32::MAX;
-    for level in &run.result.levels {
-        let device = level
-            .device_ns
-            .map_or_else(|| "-".to_string(), |ns| format!("{:.1}us", ns as f64 / 1e3));
-        let (wall, explanation) = if level.command == last_command {
-            (String::new(), "")
-        } else {
-            let wall = format!("{:.1}us", level.command_wall_ns as f64 / 1e3);
-            (wall, level.explanation.as_str())
-        };
-        last_command = level.command;
-        println!(
-            "{:>6} {:>4} {:<12} {:>11} {:>11} {:>13} {:>11} {:>11}  {}",
-            level.level,
-            level.command,
-            topology_name(level.topology),
-            level.frontier_in,
-            level.frontier_out,
-            level.edges_examined,
-            device,
-            wall,
-            if forced && explanation.is_empty() {
-                ""
-            } else {
-                explanation
-            }
-        );
-    }
-}
-
-/// The machine-readable summary (one JSON object).
+/// The machine-readable summary (one JSON object), every trace included.
 pub fn json(ctx: &Context<'_>, m: &Measurement) -> String {
     let runs: Vec<serde_json::Value> = m
         .runs
@@ -138,44 +131,30 @@ pub fn json(ctx: &Context<'_>, m: &Measurement) -> String {
                 "gteps": run.teps / 1e9,
                 "valid": valid,
                 "topologies": topology_sequence(&run.result.levels),
+                "trace": trace::json(run),
             })
         })
         .collect();
+    let caps = ctx.device.capabilities();
+    let graph = &ctx.loaded.graph;
     serde_json::json!({
-        "device": ctx.device.device_name,
-        "backend": ctx.backend.name(),
+        "device": caps.device_name,
+        "backend": ctx.device.backend().name(),
+        "backend_reason": ctx.device.selection_reason(),
         "graph": ctx.graph_name,
-        "vertices": ctx.graph.vertex_count(),
-        "stored_edges": ctx.graph.edge_count(),
-        "symmetric": ctx.graph.is_symmetric(),
+        "format": ctx.loaded.format,
+        "numbering": ctx.loaded.numbering,
+        "vertices": graph.vertex_count(),
+        "stored_edges": graph.edge_count(),
+        "symmetric": graph.is_symmetric(),
+        "open_seconds": ctx.open_time.as_secs_f64(),
+        "load_seconds": ctx.loaded.load_time.as_secs_f64(),
+        "build_seconds": ctx.loaded.build_time.as_secs_f64(),
+        "upload_seconds": ctx.upload_time.as_secs_f64(),
+        "validation_seconds": ctx.validation_time.as_secs_f64(),
         "hmean_gteps": m.hmean_teps / 1e9,
         "all_valid": m.all_valid(),
         "runs": runs,
     })
     .to_string()
-}
-
-/// One line per vertex: its depth, or -1 when unreached.
-pub fn write_depths(path: &Path, depths: &[u32]) -> Result<(), String> {
-    let file = std::fs::File::create(path).map_err(|e| {
-        format!(
-            "cannot create {}: {e}. Fix: pass a writable path to --write-depths.",
-            path.display()
-        )
-    })?;
-    let mut out = std::io::BufWriter::new(file);
-    let fail = |e: std::io::Error| {
-        format!(
-            "writing {} failed: {e}. Fix: check free disk space.",
-            path.display()
-        )
-    };
-    for &d in depths {
-        if d == UNREACHED {
-            writeln!(out, "-1").map_err(fail)?;
-        } else {
-            writeln!(out, "{d}").map_err(fail)?;
-        }
-    }
-    out.flush().map_err(fail)
 }

@@ -10,7 +10,7 @@ fuzz_target!(|data: &[u8]| {
         isolated_vertex_allowance: 1 << 16,
         ..LoadOptions::default()
     };
-    if let Err(err) = load_reader(std::path::Path::new("x.vcsr"), data, options) {
+    if let Err(err) = load_reader(std::path::Path::new("x.vyre"), data, options) {
         assert!(err.to_string().contains("Fix: "));
     }
 });

@@ -1,9 +1,12 @@
 //! `cargo xtask bench`: backends × topologies × graphs, medians, Graph500
-//! TEPS, per-level time, the bandwidth floor, and the PyTorch baseline in the
-//! same run. Meant for the H200 (built here, run there); it writes
-//! `bench.md` and `bench.json` into `--out`.
+//! TEPS, per-level time, the bandwidth floor, and the PyTorch and GAP
+//! baselines in the same run. Meant for the H200 (built here, run there); it
+//! writes `bench.md`, `bench.json` and the SVG charts `gteps.svg` and
+//! `per_level.svg` into `--out`.
 
+mod charts;
 mod export;
+mod gap;
 mod report;
 
 use std::path::PathBuf;
@@ -47,7 +50,14 @@ pub struct Args {
     /// Run the PyTorch baseline (`benches/pytorch_bfs.py`) on these graphs too.
     #[arg(long, value_delimiter = ',')]
     pytorch: Vec<String>,
-    /// Directory for bench.md, bench.json and exported graphs.
+    /// Run GAP's `bfs` binary (sbeamer/gapbs) at this path on the Kronecker
+    /// graphs (`-g S -n --repeats x --sources`).
+    #[arg(long)]
+    gap: Option<PathBuf>,
+    /// Only redraw the charts of a saved bench.json into --out; nothing runs.
+    #[arg(long, value_name = "BENCH.json")]
+    charts_from: Option<PathBuf>,
+    /// Directory for bench.md, bench.json, the charts and exported graphs.
     #[arg(long, default_value = "target/bench")]
     out: PathBuf,
     /// Commit the binaries were built from (recorded in the report).
@@ -111,6 +121,9 @@ fn variants(args: &Args, high_diameter: bool, fused: bool) -> Vec<Variant> {
 }
 
 pub fn run(args: &Args) -> Result<(), String> {
+    if let Some(report) = &args.charts_from {
+        return charts::charts_from(report, &args.out);
+    }
     std::fs::create_dir_all(&args.out)
         .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
     let mut rows = Vec::new();
@@ -186,6 +199,12 @@ pub fn run(args: &Args) -> Result<(), String> {
                 &sources,
                 args.repeats,
             )?);
+        }
+        if let Some(gap) = &args.gap
+            && let Some(baseline) =
+                gap::gap_baseline(gap, spec_text, &graph, args.repeats * args.sources as u32)?
+        {
+            baselines.push(baseline);
         }
         drop(graph);
     }

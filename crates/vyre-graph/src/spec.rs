@@ -1,5 +1,6 @@
 //! Naming a graph in one string, for command lines: `kron:S`, `urand:S`,
-//! `grid:WxH`, `chain:N`, `star:N`, or a file path.
+//! `grid:WxH`, `chain:N`, `star:N`, or a file path (any format
+//! [`load_graph`] reads).
 
 use std::fmt;
 use std::path::PathBuf;
@@ -197,6 +198,20 @@ impl Default for SpecOptions<'_> {
 }
 
 impl GraphSpec {
+    /// Vertices a generator makes, known before it runs (`None` for a
+    /// file, whose count is known once it is parsed).
+    #[must_use]
+    pub fn vertex_count(&self) -> Option<u32> {
+        match *self {
+            // scale <= 31 and w * h, n, leaves + 1 were checked to fit u32.
+            Self::Kronecker { scale } | Self::Uniform { scale } => Some(1 << scale),
+            Self::Grid { width, height } => Some(width * height),
+            Self::Chain { vertices } => Some(vertices),
+            Self::Star { leaves } => Some(leaves + 1),
+            Self::File(_) => None,
+        }
+    }
+
     /// Make the graph with [`SpecOptions::default`].
     ///
     /// # Errors
@@ -376,6 +391,23 @@ mod tests {
         assert!(spec.build_with(within(1 << 20)).is_err());
         let g = spec.build_with(within(1 << 30)).unwrap();
         assert_eq!(g.vertex_count(), 100_000);
+    }
+
+    #[test]
+    fn generator_vertex_counts_are_known_before_building() {
+        for (text, n) in [
+            ("kron:4", 16),
+            ("urand:3", 8),
+            ("grid:3x4", 12),
+            ("chain:9", 9),
+            ("star:5", 6),
+        ] {
+            let spec: GraphSpec = text.parse().unwrap();
+            assert_eq!(spec.vertex_count(), Some(n), "{text}");
+            assert_eq!(spec.build().unwrap().vertex_count(), n, "{text}");
+        }
+        let file: GraphSpec = "roads.gr".parse().unwrap();
+        assert_eq!(file.vertex_count(), None);
     }
 
     #[test]

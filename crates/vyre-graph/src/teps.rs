@@ -55,8 +55,9 @@ pub fn harmonic_mean(values: &[f64]) -> f64 {
     values.len() as f64 / values.iter().map(|x| 1.0 / x).sum::<f64>()
 }
 
-/// Up to `count` distinct search sources among the vertices with out-degree
-/// above zero, chosen at random but the same for the same graph and seed.
+/// Up to `count` distinct search sources among the vertices with an
+/// out-edge to another vertex (Graph500: degree at least 1, self-loops not
+/// counted), chosen at random but the same for the same graph and seed.
 /// Fewer come back only when the graph has fewer such vertices.
 #[must_use]
 pub fn sample_sources(graph: &Graph, count: usize, seed: u64) -> Vec<u32> {
@@ -65,6 +66,7 @@ pub fn sample_sources(graph: &Graph, count: usize, seed: u64) -> Vec<u32> {
     // No more sources than vertices can be found; this also bounds the
     // attempts below whatever `count` a caller passes.
     let count = count.min(n as usize);
+    let searchable = |v: u32| csr.neighbors(v).iter().any(|&w| w != v);
     let mut chosen = Vec::with_capacity(count);
     let mut taken = std::collections::HashSet::new();
     let mut rng = SplitMix::stream(seed, 0);
@@ -76,13 +78,13 @@ pub fn sample_sources(graph: &Graph, count: usize, seed: u64) -> Vec<u32> {
             break;
         }
         let v = rng.below(n);
-        if csr.degree(v) > 0 && taken.insert(v) {
+        if searchable(v) && taken.insert(v) {
             chosen.push(v);
         }
     }
     if chosen.len() < count {
         let mut rest: Vec<u32> = (0..n)
-            .filter(|&v| csr.degree(v) > 0 && !taken.contains(&v))
+            .filter(|&v| searchable(v) && !taken.contains(&v))
             .collect();
         while chosen.len() < count && !rest.is_empty() {
             let i = rng.below(rest.len() as u32) as usize;

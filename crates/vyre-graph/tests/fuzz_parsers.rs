@@ -37,6 +37,42 @@ fn check(name: &str, bytes: &[u8], format: Option<Format>) -> Result<(), TestCas
     Ok(())
 }
 
+/// `graph` as a DIMACS shortest-path file (unit weights).
+fn dimacs(graph: &Graph) -> Vec<u8> {
+    let csr = graph.out_edges();
+    let mut text = format!(
+        "c sample\np sp {} {}\n",
+        graph.vertex_count(),
+        csr.edge_count()
+    );
+    for u in 0..graph.vertex_count() {
+        for &v in csr.neighbors(u) {
+            text.push_str(&format!("a {} {} 1\n", u + 1, v + 1));
+        }
+    }
+    text.into_bytes()
+}
+
+/// An undirected `graph` as a METIS file with edge weights.
+fn metis(graph: &Graph) -> Vec<u8> {
+    let csr = graph.out_edges();
+    let mut text = format!(
+        "% sample\n{} {} 1\n",
+        graph.vertex_count(),
+        csr.edge_count() / 2
+    );
+    for u in 0..graph.vertex_count() {
+        let line: Vec<String> = csr
+            .neighbors(u)
+            .iter()
+            .map(|v| format!("{} 1", v + 1))
+            .collect();
+        text.push_str(&line.join(" "));
+        text.push('\n');
+    }
+    text.into_bytes()
+}
+
 fn samples() -> Vec<(&'static str, Vec<u8>)> {
     let undirected = kronecker(KroneckerSpec {
         scale: 5,
@@ -61,7 +97,9 @@ fn samples() -> Vec<(&'static str, Vec<u8>)> {
         ("dir.mtx", write(write_matrix_market, &directed)),
         ("real.mtx", b"%%MatrixMarket matrix coordinate real symmetric\n% c\n4 4 3\n2 1 1.5\n3 1 -2\n4 3 1e3\n".to_vec()),
         ("edges.txt", write(write_edge_list, &directed)),
-        ("graph.vcsr", binary),
+        ("graph.vyre", binary),
+        ("roads.gr", dimacs(&directed)),
+        ("roads.graph", metis(&undirected)),
     ]
 }
 
@@ -125,8 +163,10 @@ proptest! {
         for (name, format) in [
             ("x.mtx", None),
             ("x.txt", None),
-            ("x.vcsr", Some(Format::Binary)),
+            ("x.vyre", Some(Format::Binary)),
             ("x.mtx", Some(Format::MatrixMarket)),
+            ("x.gr", Some(Format::Dimacs)),
+            ("x.graph", Some(Format::Metis)),
         ] {
             check(name, &bytes, format)?;
         }
@@ -134,7 +174,7 @@ proptest! {
 
     #[test]
     fn mutated_files_never_panic(
-        which in 0usize..5,
+        which in 0usize..7,
         edits in prop::collection::vec(edit(), 1..6),
         compress in any::<bool>(),
     ) {
@@ -159,6 +199,15 @@ proptest! {
     ) {
         let text = format!("%%MatrixMarket matrix coordinate pattern general\n{rows} {cols} {entries}\n{body}");
         check("h.mtx", text.as_bytes(), None)?;
+    }
+
+    #[test]
+    fn mutated_road_headers_never_panic(
+        n in any::<u64>(), m in any::<u64>(), fmt in 0u64..200,
+        body in "[0-9 \\-\n%ac]{0,80}",
+    ) {
+        check("h.gr", format!("c x\np sp {n} {m}\n{body}").as_bytes(), None)?;
+        check("h.graph", format!("{n} {m} {fmt}\n{body}").as_bytes(), None)?;
     }
 
     #[test]

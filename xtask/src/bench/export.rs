@@ -7,8 +7,10 @@ use std::process::Command;
 
 use vyre::graph::Graph;
 
-/// What the PyTorch baseline measured on one graph.
+/// What a baseline (PyTorch, GAP) measured on one graph.
 pub struct Baseline {
+    /// Which baseline.
+    pub tool: &'static str,
     /// Graph spec.
     pub graph: String,
     /// The script's summary JSON line, verbatim.
@@ -94,6 +96,7 @@ pub fn pytorch_baseline(
         .ok_or_else(|| format!("no summary line from the PyTorch baseline: {stdout}"))?
         .to_string();
     Ok(Baseline {
+        tool: "PyTorch",
         graph: spec.to_string(),
         median_seconds: number_after(&summary, "median_seconds").unwrap_or(f64::NAN),
         hmean_gteps: number_after(&summary, "hmean_gteps").unwrap_or(f64::NAN),

@@ -7,6 +7,7 @@ use vyre::Device;
 use vyre::graph::Graph;
 use vyre::measure::Measurement;
 
+use super::charts::write_charts;
 use super::export::Baseline;
 
 /// Device-to-device copy bandwidth measured on the H200 (GPU.md), bytes/s.
@@ -112,7 +113,8 @@ fn date() -> String {
         .unwrap_or_default()
 }
 
-/// Write `bench.md` (tables) and `bench.json` (every row) into `out`.
+/// Write `bench.md` (tables), `bench.json` (every row and baseline) and the
+/// SVG charts into `out`.
 pub fn write_reports(
     out: &Path,
     commit: &str,
@@ -122,7 +124,8 @@ pub fn write_reports(
     baselines: &[Baseline],
 ) -> Result<(), String> {
     let mut md = String::new();
-    let _ = writeln!(md, "commit {commit}, run {}", date());
+    let date = date();
+    let _ = writeln!(md, "commit {commit}, run {date}");
     for d in devices {
         let c = d.capabilities();
         let _ = writeln!(
@@ -200,12 +203,13 @@ pub fn write_reports(
     if !baselines.is_empty() {
         let _ = writeln!(
             md,
-            "\nPyTorch level-synchronous baseline (benches/pytorch_bfs.py), same run:\n\n| graph | median ms | hmean GTEPS | summary |\n|---|---|---|---|"
+            "\nBaselines, same run (PyTorch: benches/pytorch_bfs.py, level-synchronous; GAP: its own generator at the same scale, rate over this run's undirected edge count):\n\n| baseline | graph | median ms | hmean GTEPS | summary |\n|---|---|---|---|---|"
         );
         for b in baselines {
             let _ = writeln!(
                 md,
-                "| {} | {:.3} | {:.2} | `{}` |",
+                "| {} | {} | {:.3} | {:.2} | `{}` |",
+                b.tool,
                 b.graph,
                 b.median_seconds * 1e3,
                 b.hmean_gteps,
@@ -217,8 +221,26 @@ pub fn write_reports(
         let path = out.join(name);
         std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
     };
+    let report = serde_json::json!({
+        "commit": commit,
+        "date": date,
+        "rows": json,
+        "baselines": baselines
+            .iter()
+            .map(|b| serde_json::json!({
+                "tool": b.tool,
+                "graph": b.graph,
+                "median_ms": b.median_seconds * 1e3,
+                "hmean_gteps": b.hmean_gteps,
+            }))
+            .collect::<Vec<_>>(),
+    });
+    for chart in write_charts(out, &report)? {
+        let name = chart.file_name().unwrap_or_default().to_string_lossy();
+        let _ = writeln!(md, "\n![{name}]({name})");
+    }
     write("bench.md", &md)?;
-    write("bench.json", &serde_json::Value::Array(json).to_string())?;
+    write("bench.json", &report.to_string())?;
     println!("{md}");
     Ok(())
 }

@@ -28,6 +28,34 @@ pub enum Field {
     Source,
     /// Edge-list target id.
     Target,
+    /// DIMACS arc tail (the arc's source).
+    ArcTail,
+    /// DIMACS arc head (the arc's target).
+    ArcHead,
+    /// DIMACS arc weight.
+    ArcWeight,
+    /// METIS neighbour id.
+    Neighbor,
+    /// METIS vertex size or weight.
+    VertexWeight,
+    /// METIS edge weight.
+    EdgeWeight,
+}
+
+impl Field {
+    /// Which format's one-based ids the field holds, and the header that
+    /// declares their range.
+    fn one_based(self) -> (&'static str, &'static str) {
+        match self {
+            Self::ArcTail | Self::ArcHead | Self::ArcWeight => {
+                ("DIMACS vertex ids", "the problem line `p sp n m`")
+            }
+            Self::Neighbor | Self::VertexWeight | Self::EdgeWeight => {
+                ("METIS vertex ids", "the header line")
+            }
+            _ => ("Matrix Market indices", "the size line"),
+        }
+    }
 }
 
 impl fmt::Display for Field {
@@ -38,6 +66,12 @@ impl fmt::Display for Field {
             Self::Value => "value",
             Self::Source => "source id",
             Self::Target => "target id",
+            Self::ArcTail => "arc tail",
+            Self::ArcHead => "arc head",
+            Self::ArcWeight => "arc weight",
+            Self::Neighbor => "neighbour id",
+            Self::VertexWeight => "vertex weight",
+            Self::EdgeWeight => "edge weight",
         })
     }
 }
@@ -137,6 +171,57 @@ pub enum LoadErrorKind {
     TooManyEntries {
         /// Entries declared.
         declared: u64,
+    },
+    /// A header declares more vertices than `u32` ids can name.
+    VertexCountTooLarge {
+        /// Vertices declared.
+        vertices: u64,
+    },
+    /// A DIMACS file lacks its problem line `p sp n m` before the arcs.
+    BadProblemLine {
+        /// The line found (empty at end of file).
+        found: String,
+    },
+    /// A DIMACS line after the problem line is not an arc or a comment.
+    UnexpectedDimacsLine {
+        /// The line found.
+        found: String,
+    },
+    /// A DIMACS file ends before the arcs its problem line declares.
+    MissingArcs {
+        /// Arcs declared.
+        declared: u64,
+        /// Arcs found.
+        found: u64,
+    },
+    /// A DIMACS file has more arcs than its problem line declares.
+    ExtraArc {
+        /// Arcs declared.
+        declared: u64,
+    },
+    /// The METIS header `n m [fmt [ncon]]` is missing or malformed.
+    BadMetisHeader {
+        /// The line found (empty at end of file).
+        found: String,
+    },
+    /// A METIS file ends before one line per declared vertex.
+    MissingVertexLines {
+        /// Vertices declared.
+        declared: u64,
+        /// Vertex lines found.
+        found: u64,
+    },
+    /// A METIS file has a non-empty line past its declared vertices.
+    ExtraVertexLine {
+        /// Vertices declared.
+        declared: u64,
+    },
+    /// A METIS file's neighbour entries disagree with its edge count.
+    MetisEdgeCount {
+        /// Undirected edges declared.
+        declared: u64,
+        /// Neighbour entries found (each edge is listed twice).
+        entries: u64,
     },
     /// The vertex count is far beyond what the edges touch.
     TooManyVertices {
@@ -253,7 +338,7 @@ fn describe(kind: &LoadErrorKind, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         ),
         K::IsDirectory => write!(
             f,
-            "this is a directory, not a graph file. Fix: name a .mtx, edge-list or .vcsr file inside it."
+            "this is a directory, not a graph file. Fix: name a .mtx, .gr, .graph, edge-list or .vyre file inside it."
         ),
         K::NotAFile => write!(
             f,
@@ -277,7 +362,7 @@ fn describe(kind: &LoadErrorKind, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         ),
         K::BadBanner { found } => write!(
             f,
-            "expected the banner `%%MatrixMarket matrix coordinate <field> <symmetry>`, found `{found}`. Fix: start the file with a Matrix Market banner, or name it without .mtx to load it as an edge list."
+            "expected the banner `%%MatrixMarket matrix coordinate <field> <symmetry>`, found `{found}`. Fix: add the banner and the size line `rows columns entries` (a file listing one triangle is `pattern symmetric`), or rename the file without .mtx and load it as an edge list with --symmetrize (LoadOptions::symmetrize): without it a symmetric file's triangle loads as a directed graph, and edge-list ids are used as written (not minus 1)."
         ),
         K::UnsupportedMatrixMarket { found } => write!(
             f,
@@ -305,31 +390,90 @@ fn describe(kind: &LoadErrorKind, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                     format!("the {field} `{found}` does not fit a u32 vertex id")
                 }
             };
-            let fix = match problem {
-                FieldProblem::Missing => {
+            let fix = match (problem, field) {
+                (FieldProblem::Missing, Field::ArcTail | Field::ArcHead | Field::ArcWeight) => {
+                    "write every arc as `a <tail> <head> <weight>`"
+                }
+                (FieldProblem::Missing, _) if field.one_based().0.starts_with("METIS") => {
+                    "give every neighbour its edge weight, as the header's fmt declares, or correct the fmt"
+                }
+                (FieldProblem::Missing, _) => {
                     "give every data line its two vertex ids (and a value unless the field is pattern)"
                 }
-                FieldProblem::TooLarge => "renumber the vertices below 4294967295",
-                _ => "use non-negative decimal integers for vertex ids",
+                (FieldProblem::TooLarge, _) => "renumber the vertices below 4294967295",
+                _ => "use non-negative decimal integers for vertex ids and weights",
             };
             write!(f, "{what}. Fix: {fix}.")
         }
-        K::ZeroIndex { field } => write!(
+        K::ZeroIndex { field } => {
+            let (ids, _) = field.one_based();
+            write!(
+                f,
+                "the {field} is 0, but {ids} start at 1. Fix: add 1 to every id (the file looks 0-based)."
+            )
+        }
+        K::IndexPastSize { field, index, size } => {
+            let (_, header) = field.one_based();
+            write!(
+                f,
+                "the {field} {index} exceeds the declared size {size}. Fix: correct {header} or the entry."
+            )
+        }
+        K::Truncated { declared, found } => ends_early(
             f,
-            "the {field} is 0, but Matrix Market indices start at 1. Fix: add 1 to every index (the file looks 0-based)."
-        ),
-        K::IndexPastSize { field, index, size } => write!(
-            f,
-            "the {field} {index} exceeds the declared size {size}. Fix: correct the size line or the entry."
-        ),
-        K::Truncated { declared, found } => write!(
-            f,
-            "the file ends after {found} of the {declared} entries its size line declares. Fix: the file is truncated: download it again, or correct the entry count."
+            (*found, *declared),
+            "entries its size line",
+            "the entry count",
         ),
         K::TooManyEntries { declared } => write!(
             f,
             "entry {} is past the {declared} entries the size line declares. Fix: correct the entry count on the size line.",
             declared + 1
+        ),
+        K::VertexCountTooLarge { vertices } => write!(
+            f,
+            "the header declares {vertices} vertices, beyond u32 vertex ids (at most {}). Fix: split the graph or renumber its vertices.",
+            u32::MAX
+        ),
+        K::BadProblemLine { found } => write!(
+            f,
+            "expected the DIMACS problem line `p sp <vertices> <arcs>` before the arcs, found {}. Fix: start a DIMACS shortest-path file with `c` comments and one `p sp n m` line, or rename the file without .gr if it is not one.",
+            quoted_or_end(found)
+        ),
+        K::UnexpectedDimacsLine { found } => write!(
+            f,
+            "expected an arc line `a <tail> <head> <weight>`, found `{found}`. Fix: after its problem line a DIMACS shortest-path file holds only `a` arcs and `c` comments."
+        ),
+        K::MissingArcs { declared, found } => ends_early(
+            f,
+            (*found, *declared),
+            "arcs its problem line",
+            "the arc count on the `p sp` line",
+        ),
+        K::ExtraArc { declared } => write!(
+            f,
+            "arc {} is past the {declared} arcs the problem line declares. Fix: correct the arc count on the `p sp` line.",
+            declared + 1
+        ),
+        K::BadMetisHeader { found } => write!(
+            f,
+            "expected the METIS header `<vertices> <edges> [fmt [ncon]]` (fmt 0, 1, 10, 11, 100, 101, 110 or 111), found {}. Fix: put the vertex and edge counts on the first line after the `%` comments, or rename the file without .graph if it is not METIS.",
+            quoted_or_end(found)
+        ),
+        K::MissingVertexLines { declared, found } => ends_early(
+            f,
+            (*found, *declared),
+            "vertex lines its header",
+            "the vertex count in the header",
+        ),
+        K::ExtraVertexLine { declared } => write!(
+            f,
+            "this line is past the {declared} vertices the header declares and is not empty. Fix: correct the vertex count in the header (line i after it lists the neighbours of vertex i)."
+        ),
+        K::MetisEdgeCount { declared, entries } => write!(
+            f,
+            "the header declares {declared} edges, which METIS lists twice ({} neighbour entries), but the vertex lines hold {entries}. Fix: correct the edge count in the header; every undirected edge appears in the lines of both its ends.",
+            declared.saturating_mul(2)
         ),
         K::TooManyVertices {
             vertices,
@@ -342,7 +486,7 @@ fn describe(kind: &LoadErrorKind, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         ),
         K::BadMagic { found } => write!(
             f,
-            "not a vyre binary CSR (starts with {found:02x?}). Fix: load text formats by their extension (.mtx, .txt, .el), or re-save the graph with vyre_graph::load::save_binary."
+            "not a vyre binary CSR (starts with {found:02x?}). Fix: load text formats by their extension (.mtx, .gr, .graph, .txt, .el), or re-save the graph as .vyre with vyre_graph::load::save_binary."
         ),
         K::BadVersion { version, flags } => write!(
             f,
@@ -371,6 +515,29 @@ fn describe(kind: &LoadErrorKind, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             f,
             "the stored CSR is invalid although its checksum matches: {defect}. Fix: the file was written by other software or a broken build: re-save the graph with vyre_graph::load::save_binary."
         ),
+    }
+}
+
+/// A file that ends before what its header declares: `(found, declared)`
+/// of `what` (`"arcs its problem line"`), and the `count` to correct.
+fn ends_early(
+    f: &mut fmt::Formatter<'_>,
+    (found, declared): (u64, u64),
+    what: &str,
+    count: &str,
+) -> fmt::Result {
+    write!(
+        f,
+        "the file ends after {found} of the {declared} {what} declares. Fix: the file is truncated: download it again, or correct {count}."
+    )
+}
+
+/// `` `line` `` or, for an empty line, where the file ended.
+fn quoted_or_end(found: &str) -> String {
+    if found.is_empty() {
+        "the end of the file".into()
+    } else {
+        format!("`{found}`")
     }
 }
 

@@ -29,6 +29,32 @@ fn path_mtx(edges: u32) -> Vec<u8> {
     text
 }
 
+/// DIMACS shortest-path text of the same path (1-based arcs, one way).
+fn path_gr(edges: u32) -> Vec<u8> {
+    let mut text = Vec::new();
+    writeln!(text, "c a path\np sp {} {edges}", edges + 1).unwrap();
+    for i in 1..=edges {
+        writeln!(text, "a {i} {} 7", i + 1).unwrap();
+    }
+    text
+}
+
+/// METIS adjacency text of the same path (undirected: both directions).
+fn path_metis(edges: u32) -> Vec<u8> {
+    let n = edges + 1;
+    let mut text = Vec::new();
+    writeln!(text, "{n} {edges}").unwrap();
+    for v in 1..=n {
+        let neighbours: Vec<String> = [v - 1, v + 1]
+            .into_iter()
+            .filter(|&w| w >= 1 && w <= n)
+            .map(|w| w.to_string())
+            .collect();
+        writeln!(text, "{}", neighbours.join(" ")).unwrap();
+    }
+    text
+}
+
 /// One file of each format, each over 1 MiB.
 fn samples() -> Vec<(&'static str, Vec<u8>)> {
     let mut binary = Vec::new();
@@ -36,7 +62,9 @@ fn samples() -> Vec<(&'static str, Vec<u8>)> {
     vec![
         ("p.txt", path_text(120_000)),
         ("p.mtx", path_mtx(120_000)),
-        ("g.vcsr", binary),
+        ("p.gr", path_gr(120_000)),
+        ("p.graph", path_metis(120_000)),
+        ("g.vyre", binary),
     ]
 }
 
@@ -134,14 +162,23 @@ fn out_of_memory(err: &LoadError) -> (&str, MemoryLimit) {
 #[test]
 fn text_edges_are_held_and_built_only_within_the_memory_limit() {
     // 100,000 edges: 800 KB held as pairs, more to build.
-    for (name, bytes) in [("p.txt", path_text(100_000)), ("p.mtx", path_mtx(100_000))] {
-        let err = load_with(name, &bytes, memory(400_000)).unwrap_err();
+    // METIS lists each undirected edge from both ends: twice the pairs.
+    for (name, bytes, held) in [
+        ("p.txt", path_text(100_000), 800_000),
+        ("p.mtx", path_mtx(100_000), 800_000),
+        ("p.gr", path_gr(100_000), 800_000),
+        ("p.graph", path_metis(100_000), 1_600_000),
+    ] {
+        let err = load_with(name, &bytes, memory(held / 2)).unwrap_err();
         let (what, limit) = out_of_memory(&err);
-        assert_eq!(what, "holding the 100000 edges read so far", "{err}");
+        assert!(
+            what.starts_with("holding the ") && what.ends_with(" edges read so far"),
+            "{err}"
+        );
         assert_eq!(limit.source, LimitSource::Configured);
         assert!(matches!(err.location(), Some(Location::Line(_))), "{err}");
         // The edges fit; their build does not.
-        let err = load_with(name, &bytes, memory(1_000_000)).unwrap_err();
+        let err = load_with(name, &bytes, memory(held + 200_000)).unwrap_err();
         let (what, _) = out_of_memory(&err);
         assert!(
             what.starts_with("building a graph of 100001 vertices"),
@@ -149,6 +186,6 @@ fn text_edges_are_held_and_built_only_within_the_memory_limit() {
         );
         assert!(err.to_string().contains("Fix: "), "{err}");
         let graph = load_with(name, &bytes, memory(1 << 30)).unwrap();
-        assert_eq!(graph.edge_count(), 100_000);
+        assert_eq!(graph.vertex_count(), 100_001, "{name}");
     }
 }

@@ -7,14 +7,12 @@
 //! directed; `symmetric`, `skew-symmetric` and `hermitian` files list one
 //! triangle and load undirected.
 
-use super::error::{Field, LoadError, LoadErrorKind, Location};
+use super::error::{Field, LoadError, LoadErrorKind};
 use super::input::Input;
 use super::text::{
-    LineParser, check_held, for_each_block, line_of_data_line, next_token, parse_block, shown,
-    unsigned_field,
+    CountErrors, Declaration, LineParser, at_line, load_declared, next_token, one_based_id, shown,
 };
 use super::{LoadOptions, finish};
-use crate::memory::{MemoryLimit, try_reserve};
 
 /// What the banner says.
 #[derive(Clone, Copy, Debug)]
@@ -93,20 +91,6 @@ struct Entries {
     columns: u64,
 }
 
-impl Entries {
-    fn index(&self, rest: &mut &[u8], field: Field, size: u64) -> Result<u32, LoadErrorKind> {
-        let index = unsigned_field(rest, field)?;
-        if index == 0 {
-            return Err(LoadErrorKind::ZeroIndex { field });
-        }
-        if index > size {
-            return Err(LoadErrorKind::IndexPastSize { field, index, size });
-        }
-        // size <= u32::MAX, so index - 1 < u32::MAX.
-        Ok((index - 1) as u32)
-    }
-}
-
 impl LineParser for Entries {
     fn is_comment(&self, first: u8) -> bool {
         first == b'%'
@@ -122,8 +106,8 @@ impl LineParser for Entries {
 
     fn parse(&self, line: &[u8]) -> Result<(u32, u32), LoadErrorKind> {
         let mut rest = line;
-        let row = self.index(&mut rest, Field::Row, self.rows)?;
-        let column = self.index(&mut rest, Field::Column, self.columns)?;
+        let row = one_based_id(&mut rest, Field::Row, self.rows)?;
+        let column = one_based_id(&mut rest, Field::Column, self.columns)?;
         for _ in 0..self.banner.values {
             let problem = |problem, token: &[u8]| LoadErrorKind::BadField {
                 field: Field::Value,
@@ -146,104 +130,49 @@ impl LineParser for Entries {
     }
 }
 
-/// Where the header parse stands.
-enum Header {
-    NeedBanner,
-    NeedSize(Banner),
-    Done(Entries, u64),
-}
-
 /// Load a Matrix Market file.
 pub(crate) fn load(
     input: Input<'_>,
     options: &LoadOptions<'_>,
 ) -> Result<super::EdgeList, LoadError> {
     let path = input.path;
-    let at = |line: u64, kind| LoadError::new(path, Some(Location::Line(line)), kind);
-    let cap_hint = input.file_len.unwrap_or(0) / 4 + 1;
-    let memory = MemoryLimit::resolve(options.memory_limit);
-    let mut header = Header::NeedBanner;
-    let mut line_no = 0u64;
-    let mut pool = Vec::new();
-    let mut edges: Vec<(u32, u32)> = Vec::new();
-    for_each_block(input, options.progress, |block| {
-        let mut rest = block;
-        while !matches!(header, Header::Done(..)) && !rest.is_empty() {
-            let end = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
-            let line = &rest[..end];
-            rest = &rest[(end + 1).min(rest.len())..];
-            line_no += 1;
-            header = match std::mem::replace(&mut header, Header::NeedBanner) {
-                Header::NeedBanner => {
-                    Header::NeedSize(parse_banner(line).map_err(|k| at(line_no, k))?)
-                }
-                Header::NeedSize(banner) => {
-                    let mut probe = line;
-                    match next_token(&mut probe) {
-                        None => Header::NeedSize(banner),
-                        Some(t) if t.starts_with(b"%") => Header::NeedSize(banner),
-                        Some(_) => {
-                            let [rows, columns, declared] =
-                                parse_size(line).map_err(|k| at(line_no, k))?;
-                            // Preallocate what the file can hold, not what it claims.
-                            let room = declared.min(cap_hint).min(1 << 32) as usize;
-                            try_reserve(&mut edges, room, || "the declared entries".into())
-                                .map_err(|e| at(line_no, LoadErrorKind::Graph(e)))?;
-                            Header::Done(
-                                Entries {
-                                    banner,
-                                    rows,
-                                    columns,
-                                },
-                                declared,
-                            )
-                        }
-                    }
-                }
-                done @ Header::Done(..) => done,
-            };
-        }
-        let Header::Done(entries, declared) = &header else {
-            return Ok(());
+    let at = at_line(path);
+    let mut banner = None;
+    let header = |line: &[u8], line_no: u64| {
+        let Some(banner) = banner else {
+            banner = Some(parse_banner(line).map_err(|k| at(line_no, k))?);
+            return Ok(None);
         };
-        let before = edges.len() as u64;
-        let lines = parse_block(entries, rest, line_no, &mut edges, &mut pool)
-            .map_err(|(l, k)| at(l, k))?;
-        if edges.len() as u64 > *declared {
-            let extra = line_of_data_line(entries, rest, declared - before + 1);
-            return Err(at(
-                line_no + extra,
-                LoadErrorKind::TooManyEntries {
-                    declared: *declared,
-                },
-            ));
-        }
-        line_no += lines;
-        check_held(path, line_no, &edges, memory.as_ref())
-    })?;
-    let (entries, declared) = match header {
-        Header::Done(entries, declared) => (entries, declared),
-        Header::NeedBanner => {
-            return Err(LoadError::new(path, None, LoadErrorKind::Empty));
-        }
-        Header::NeedSize(_) => {
-            return Err(at(
-                line_no,
-                LoadErrorKind::BadSizeLine {
-                    found: String::new(),
-                },
-            ));
+        let mut probe = line;
+        match next_token(&mut probe) {
+            None => Ok(None),
+            Some(t) if t.starts_with(b"%") => Ok(None),
+            Some(_) => {
+                let [rows, columns, declared] = parse_size(line).map_err(|k| at(line_no, k))?;
+                let entries = Entries {
+                    banner,
+                    rows,
+                    columns,
+                };
+                Ok(Some((entries, declared)))
+            }
         }
     };
-    if (edges.len() as u64) < declared {
-        return Err(at(
-            line_no,
-            LoadErrorKind::Truncated {
-                declared,
-                found: edges.len() as u64,
-            },
-        ));
-    }
+    let errors = CountErrors {
+        short: |declared, found| LoadErrorKind::Truncated { declared, found },
+        over: |declared| LoadErrorKind::TooManyEntries { declared },
+    };
+    let parsed = load_declared(input, options, 4, header, &errors)?;
+    let (entries, edges) = match parsed {
+        Declaration::Parsed(entries, edges) => (entries, edges),
+        Declaration::NoHeader(_) if banner.is_none() => {
+            return Err(LoadError::new(path, None, LoadErrorKind::Empty));
+        }
+        Declaration::NoHeader(lines) => {
+            let found = String::new();
+            return Err(at(lines, LoadErrorKind::BadSizeLine { found }));
+        }
+    };
     let vertices = entries.rows.max(entries.columns);
     finish(
         path,

@@ -2,11 +2,15 @@
 //!
 //! - Matrix Market coordinate files ([`Format::MatrixMarket`]);
 //! - SNAP-style edge lists ([`Format::EdgeList`]);
-//! - vyre's binary CSR ([`Format::Binary`], written by [`save_binary`]);
+//! - DIMACS shortest-path files ([`Format::Dimacs`], `.gr` road networks);
+//! - METIS adjacency files ([`Format::Metis`], `.graph`);
+//! - vyre's binary CSR ([`Format::Binary`], `.vyre`, written by
+//!   [`save_binary`]);
 //!
 //! each optionally gzip-compressed (detected by content, decompressed as a
-//! stream). Vertex ids keep the file's numbering: Matrix Market index − 1,
-//! edge-list ids as written. Text is read in blocks on a background thread
+//! stream). Vertex ids are 0-based: a Matrix Market, DIMACS or METIS id k
+//! is vertex k − 1; edge-list ids are used as written
+//! ([`Format::numbering`]). Text is read in blocks on a background thread
 //! and parsed in parallel.
 //!
 //! Every failure is a [`LoadError`] naming the file, the line or byte, and
@@ -18,9 +22,11 @@
 //! checked against [`LoadOptions::memory_limit`] before it is allocated.
 
 mod binary;
+mod dimacs;
 mod error;
 mod input;
 mod matrix_market;
+mod metis;
 mod snap;
 mod text;
 
@@ -29,7 +35,7 @@ pub use error::{Field, FieldProblem, LoadError, LoadErrorKind, Location};
 
 use std::fmt;
 use std::io::{BufRead, BufReader, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::Graph;
 use crate::build::{BuildFootprint, BuildOptions, build_graph};
@@ -58,8 +64,39 @@ pub enum Format {
     MatrixMarket,
     /// Whitespace-separated `source target` pairs (SNAP).
     EdgeList,
-    /// vyre's binary CSR.
+    /// vyre's binary CSR (`.vyre`).
     Binary,
+    /// DIMACS shortest-path arcs (`.gr`: `p sp n m`, `a u v w`).
+    Dimacs,
+    /// METIS adjacency lines (`.graph`: `n m [fmt [ncon]]`, then one line
+    /// of neighbours per vertex).
+    Metis,
+}
+
+impl Format {
+    /// The format's name as users know it.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::MatrixMarket => "Matrix Market",
+            Self::EdgeList => "edge list",
+            Self::Binary => "vyre binary CSR",
+            Self::Dimacs => "DIMACS",
+            Self::Metis => "METIS",
+        }
+    }
+
+    /// How the file's ids map to vertex ids, in words.
+    #[must_use]
+    pub fn numbering(self) -> &'static str {
+        match self {
+            Self::MatrixMarket => "Matrix Market id k is vertex k-1",
+            Self::Dimacs => "DIMACS id k is vertex k-1",
+            Self::Metis => "METIS id k is vertex k-1",
+            Self::EdgeList => "edge-list ids are vertex ids as written",
+            Self::Binary => "binary CSR ids are vertex ids as stored",
+        }
+    }
 }
 
 /// How a file becomes a graph.
@@ -110,9 +147,9 @@ impl fmt::Debug for LoadOptions<'_> {
             .field("build", &self.build)
             .field("format", &self.format)
             .field("isolated_vertex_allowance", &self.isolated_vertex_allowance)
-            .field("progress", &self.progress.map(|_| "Fn(Progress)"))
             .field("max_decompressed_bytes", &self.max_decompressed_bytes)
             .field("memory_limit", &self.memory_limit)
+            .field("progress", &self.progress.map(|_| "Fn(Progress)"))
             .finish()
     }
 }
@@ -125,10 +162,110 @@ impl fmt::Debug for LoadOptions<'_> {
 /// malformed file, broken gzip or gzip past its limit, ids that do not fit
 /// `u32`, or a graph that does not fit the memory limit.
 pub fn load_graph(path: impl AsRef<Path>, options: LoadOptions<'_>) -> Result<Graph, LoadError> {
+    parse_graph(path, options)?.build()
+}
+
+/// Read and parse the file at `path` without building the graph yet, so
+/// that a caller learns the format and the vertex count (to check vertex
+/// ids, say) before paying for the build.
+///
+/// # Errors
+///
+/// As [`load_graph`], less the build's.
+pub fn parse_graph(
+    path: impl AsRef<Path>,
+    options: LoadOptions<'_>,
+) -> Result<ParsedGraph, LoadError> {
     let path = path.as_ref();
-    let memory = MemoryLimit::resolve(options.memory_limit);
     let input = input::open_path(path, options.max_decompressed_bytes)?;
-    load_input(input, &options)?.into_graph(path, &options, memory.as_ref())
+    ParsedGraph::parse(path, input, &options)
+}
+
+/// A graph file read and parsed, not yet built (see [`parse_graph`]).
+#[derive(Debug)]
+pub struct ParsedGraph {
+    path: PathBuf,
+    format: Format,
+    loaded: Loaded,
+    build: BuildOptions,
+    memory: Option<MemoryLimit>,
+}
+
+impl ParsedGraph {
+    fn parse(path: &Path, input: Input<'_>, options: &LoadOptions<'_>) -> Result<Self, LoadError> {
+        let memory = MemoryLimit::resolve(options.memory_limit);
+        let (format, loaded) = load_input(input, options)?;
+        Ok(Self {
+            path: path.to_path_buf(),
+            format,
+            loaded,
+            build: options.build,
+            memory,
+        })
+    }
+
+    /// The file's format.
+    #[must_use]
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// Vertices the graph will have.
+    #[must_use]
+    pub fn vertex_count(&self) -> u32 {
+        match &self.loaded {
+            Loaded::Edges(list) => list.vertex_count,
+            Loaded::Graph(graph) => graph.vertex_count(),
+        }
+    }
+
+    /// Whether [`ParsedGraph::build`] has work to do (a binary CSR is
+    /// built already).
+    #[must_use]
+    pub fn needs_build(&self) -> bool {
+        matches!(self.loaded, Loaded::Edges(_))
+    }
+
+    /// Build the graph (sort, deduplicate, transpose), when the memory
+    /// limit allows the edges and the build.
+    ///
+    /// # Errors
+    ///
+    /// [`LoadErrorKind::Graph`] naming the file when the build fails or
+    /// would not fit.
+    pub fn build(self) -> Result<Graph, LoadError> {
+        let graph_error = |e| LoadError::new(&self.path, None, LoadErrorKind::Graph(e));
+        match self.loaded {
+            Loaded::Graph(graph) => Ok(graph),
+            Loaded::Edges(mut list) => {
+                // Growth left spare capacity; the build needs the memory.
+                list.edges.shrink_to_fit();
+                let footprint = BuildFootprint {
+                    vertices: u64::from(list.vertex_count),
+                    edges: list.edges.len() as u64,
+                    options: BuildOptions {
+                        symmetrize: list.symmetric,
+                        ..self.build
+                    },
+                };
+                let held = std::mem::size_of_val(list.edges.as_slice()) as u64;
+                memory::check(
+                    self.memory.as_ref(),
+                    held.saturating_add(footprint.peak_bytes()),
+                    || {
+                        format!(
+                            "building a graph of {} vertices from {} edges",
+                            footprint.vertices, footprint.edges
+                        )
+                    },
+                )
+                .map_err(graph_error)?;
+                let graph = list.build(self.build);
+                drop(list);
+                graph.map_err(graph_error)
+            }
+        }
+    }
 }
 
 /// Parse a text file's edges without building the graph (Matrix Market or
@@ -140,7 +277,7 @@ pub fn load_graph(path: impl AsRef<Path>, options: LoadOptions<'_>) -> Result<Gr
 pub fn load_edges(path: impl AsRef<Path>, options: LoadOptions<'_>) -> Result<EdgeList, LoadError> {
     let path = path.as_ref();
     let input = input::open_path(path, options.max_decompressed_bytes)?;
-    match load_input(input, &options)? {
+    match load_input(input, &options)?.1 {
         Loaded::Edges(edges) => Ok(edges),
         Loaded::Graph(graph) => {
             let edges = (0..graph.vertex_count())
@@ -183,48 +320,10 @@ impl EdgeList {
 }
 
 /// What a format loader returns.
+#[derive(Debug)]
 enum Loaded {
     Edges(EdgeList),
     Graph(Graph),
-}
-
-impl Loaded {
-    /// The graph, built (when `memory` allows the edges and the build) from
-    /// parsed edges.
-    fn into_graph(
-        self,
-        path: &Path,
-        options: &LoadOptions<'_>,
-        memory: Option<&MemoryLimit>,
-    ) -> Result<Graph, LoadError> {
-        let graph_error = |e| LoadError::new(path, None, LoadErrorKind::Graph(e));
-        match self {
-            Self::Graph(graph) => Ok(graph),
-            Self::Edges(mut list) => {
-                // Growth left spare capacity; the build needs the memory.
-                list.edges.shrink_to_fit();
-                let footprint = BuildFootprint {
-                    vertices: u64::from(list.vertex_count),
-                    edges: list.edges.len() as u64,
-                    options: BuildOptions {
-                        symmetrize: list.symmetric,
-                        ..options.build
-                    },
-                };
-                let held = std::mem::size_of_val(list.edges.as_slice()) as u64;
-                memory::check(memory, held.saturating_add(footprint.peak_bytes()), || {
-                    format!(
-                        "building a graph of {} vertices from {} edges",
-                        footprint.vertices, footprint.edges
-                    )
-                })
-                .map_err(graph_error)?;
-                let graph = list.build(options.build);
-                drop(list);
-                graph.map_err(graph_error)
-            }
-        }
-    }
 }
 
 /// Load a graph from any byte stream; `name` stands for the file in error
@@ -238,12 +337,11 @@ pub fn load_reader(
     reader: impl Read + Send,
     options: LoadOptions<'_>,
 ) -> Result<Graph, LoadError> {
-    let memory = MemoryLimit::resolve(options.memory_limit);
     let input = input::open_reader(name, reader, None, options.max_decompressed_bytes)?;
-    load_input(input, &options)?.into_graph(name, &options, memory.as_ref())
+    ParsedGraph::parse(name, input, &options)?.build()
 }
 
-fn load_input(input: Input<'_>, options: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
+fn load_input(input: Input<'_>, options: &LoadOptions<'_>) -> Result<(Format, Loaded), LoadError> {
     let Input {
         path,
         reader,
@@ -276,14 +374,20 @@ fn load_input(input: Input<'_>, options: &LoadOptions<'_>) -> Result<Loaded, Loa
         file_len,
         gzip,
     };
-    match format {
+    let loaded = match format {
         Format::MatrixMarket => matrix_market::load(input, options).map(Loaded::Edges),
         Format::EdgeList => snap::load(input, options).map(Loaded::Edges),
+        Format::Dimacs => dimacs::load(input, options).map(Loaded::Edges),
+        Format::Metis => metis::load(input, options).map(Loaded::Edges),
         Format::Binary => binary::load(input, options).map(Loaded::Graph),
-    }
+    }?;
+    Ok((format, loaded))
 }
 
-/// The format of a file from its first bytes, then its name.
+/// The format of a file from its first bytes, then its name: the binary
+/// magic, a Matrix Market banner, or DIMACS `c` / `p sp` lines decide
+/// first; then the extension (`.mtx`/`.mm`, `.gr`, `.graph`/`.metis`,
+/// `.vyre`, each optionally `.gz`); anything else is an edge list.
 #[must_use]
 pub fn detect(path: &Path, head: &[u8]) -> Format {
     if head.starts_with(MAGIC) {
@@ -292,18 +396,36 @@ pub fn detect(path: &Path, head: &[u8]) -> Format {
     if head.starts_with(b"%%") {
         return Format::MatrixMarket;
     }
+    if looks_like_dimacs(head) {
+        return Format::Dimacs;
+    }
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
     let name = name.strip_suffix(".gz").unwrap_or(&name);
-    if name.ends_with(".mtx") || name.ends_with(".mm") {
-        Format::MatrixMarket
-    } else if name.ends_with(".vcsr") {
-        Format::Binary
-    } else {
-        Format::EdgeList
+    let extension = name.rsplit_once('.').map_or("", |(_, e)| e);
+    match extension {
+        "mtx" | "mm" => Format::MatrixMarket,
+        "gr" => Format::Dimacs,
+        "graph" | "metis" => Format::Metis,
+        "vyre" => Format::Binary,
+        _ => Format::EdgeList,
     }
+}
+
+/// Whether the first line that is not a `c` comment is `p sp ...`, after
+/// at least one such comment or directly (no other format starts so).
+fn looks_like_dimacs(head: &[u8]) -> bool {
+    for line in head.split(|&b| b == b'\n') {
+        let mut rest = line;
+        match text::next_token(&mut rest) {
+            Some(b"c") | None => continue,
+            Some(b"p") => return text::next_token(&mut rest) == Some(b"sp"),
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// Check the vertex count against the edges.
@@ -347,5 +469,7 @@ fn check_vertices(
 
 #[cfg(test)]
 mod limit_tests;
+#[cfg(test)]
+mod road_format_tests;
 #[cfg(test)]
 mod tests;

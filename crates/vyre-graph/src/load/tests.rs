@@ -205,7 +205,7 @@ fn writers_round_trip_through_the_loaders() {
             save_matrix_market(g, &path).unwrap();
             assert_eq!(&load(&path).unwrap(), g, "{name}");
         }
-        let path = s.0.join(format!("{i}g.vcsr"));
+        let path = s.0.join(format!("{i}g.vyre"));
         save_binary(g, &path).unwrap();
         assert_eq!(&load(&path).unwrap(), g);
     }
@@ -532,12 +532,12 @@ fn binary_magic_version_checksum_and_length() {
     let mut magic = good.clone();
     magic[7] = b'X';
     assert!(matches!(
-        error_of("m.vcsr", &magic).kind(),
+        error_of("m.vyre", &magic).kind(),
         LoadErrorKind::BadMagic { .. }
     ));
     let mut version = good.clone();
     version[8] = 9;
-    let err = error_of("v.vcsr", &version);
+    let err = error_of("v.vyre", &version);
     assert_eq!(
         err.kind(),
         &LoadErrorKind::BadVersion {
@@ -548,10 +548,10 @@ fn binary_magic_version_checksum_and_length() {
     let mut flipped = good.clone();
     flipped[100] ^= 1;
     assert!(matches!(
-        error_of("c.vcsr", &flipped).kind(),
+        error_of("c.vyre", &flipped).kind(),
         LoadErrorKind::BadChecksum { .. }
     ));
-    let err = error_of("t.vcsr", &good[..good.len() - 10]);
+    let err = error_of("t.vyre", &good[..good.len() - 10]);
     assert!(
         matches!(err.kind(), LoadErrorKind::BinaryLength { .. }),
         "{err}"
@@ -560,18 +560,18 @@ fn binary_magic_version_checksum_and_length() {
     let mut claims = good[..32].to_vec();
     claims[24..32].copy_from_slice(&(1u64 << 40).to_le_bytes());
     claims.extend_from_slice(&[0; 8]);
-    let err = error_of("claims.vcsr", &claims);
+    let err = error_of("claims.vyre", &claims);
     assert!(
         matches!(err.kind(), LoadErrorKind::BinaryLength { .. }),
         "{err}"
     );
     // The same through gzip (no file size to check): fails on the short read.
-    let err = error_of("claims.vcsr.gz", &gzip(&claims));
+    let err = error_of("claims.vyre.gz", &gzip(&claims));
     assert!(
         matches!(err.kind(), LoadErrorKind::BinaryLength { .. }),
         "{err}"
     );
-    let err = error_of("short.vcsr", &good[..20]);
+    let err = error_of("short.vyre", &good[..20]);
     assert!(
         matches!(err.kind(), LoadErrorKind::BinaryLength { .. }),
         "{err}"

@@ -187,6 +187,152 @@ pub(crate) fn line_of_data_line<P: LineParser>(parser: &P, chunk: &[u8], k: u64)
     0
 }
 
+/// Errors at a line of the file at `path`.
+pub(crate) fn at_line(path: &Path) -> impl Fn(u64, LoadErrorKind) -> LoadError + '_ {
+    move |line, kind| LoadError::new(path, Some(Location::Line(line)), kind)
+}
+
+/// A line-aligned block cut at line ends into pieces for the cores.
+pub(crate) fn split_pieces(block: &[u8]) -> Vec<&[u8]> {
+    let target = (block.len() / (4 * rayon::current_num_threads())).max(64 << 10);
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    while start < block.len() {
+        let goal = (start + target).min(block.len());
+        let end = memchr::memchr(b'\n', &block[goal..]).map_or(block.len(), |i| goal + i + 1);
+        pieces.push(&block[start..end]);
+        start = end;
+    }
+    pieces
+}
+
+/// The next 1-based id of a line, checked against `size` and returned
+/// 0-based.
+pub(crate) fn one_based_id(
+    rest: &mut &[u8],
+    field: Field,
+    size: u64,
+) -> Result<u32, LoadErrorKind> {
+    let index = unsigned_field(rest, field)?;
+    if index == 0 {
+        return Err(LoadErrorKind::ZeroIndex { field });
+    }
+    if index > size {
+        return Err(LoadErrorKind::IndexPastSize { field, index, size });
+    }
+    // size <= u32::MAX, so index - 1 < u32::MAX.
+    Ok((index - 1) as u32)
+}
+
+/// What a format whose header declares its entry count reports when the
+/// entries run short or over.
+pub(crate) struct CountErrors {
+    /// Entries declared, entries found: the file ended early.
+    pub short: fn(u64, u64) -> LoadErrorKind,
+    /// Entries declared: an entry past them.
+    pub over: fn(u64) -> LoadErrorKind,
+}
+
+/// What [`load_declared`] read.
+pub(crate) enum Declaration<P> {
+    /// The header's line parser and every entry.
+    Parsed(P, Vec<(u32, u32)>),
+    /// The stream ended inside the header, after this many lines.
+    NoHeader(u64),
+}
+
+/// Entries of a declared count, as parsed so far.
+struct Declared<P> {
+    parser: P,
+    declared: u64,
+    edges: Vec<(u32, u32)>,
+    pool: Vec<Vec<(u32, u32)>>,
+}
+
+/// Parse a format whose header declares how many entries follow, one per
+/// data line: `header` sees each line (with its 1-based number) until it
+/// returns the line parser and the declared count; the rest is parsed in
+/// parallel blocks and counted against the declaration. `bytes_per_entry`
+/// bounds the preallocation by the file's size.
+pub(crate) fn load_declared<P: LineParser>(
+    input: Input<'_>,
+    options: &super::LoadOptions<'_>,
+    bytes_per_entry: u64,
+    mut header: impl FnMut(&[u8], u64) -> Result<Option<(P, u64)>, LoadError>,
+    errors: &CountErrors,
+) -> Result<Declaration<P>, LoadError> {
+    let path = input.path;
+    let at = at_line(path);
+    let memory = MemoryLimit::resolve(options.memory_limit);
+    let cap_hint = input.file_len.unwrap_or(0) / bytes_per_entry + 1;
+    let start = |line: &[u8], line_no: u64| {
+        let Some((parser, declared)) = header(line, line_no)? else {
+            return Ok(None);
+        };
+        // Preallocate what the file can hold, not what it claims.
+        let room = declared.min(cap_hint).min(1 << 32) as usize;
+        let mut edges = Vec::new();
+        try_reserve(&mut edges, room, || "the declared entries".into())
+            .map_err(|e| at(line_no, LoadErrorKind::Graph(e)))?;
+        Ok(Some(Declared {
+            parser,
+            declared,
+            edges,
+            pool: Vec::new(),
+        }))
+    };
+    let body = |d: &mut Declared<P>, block: &[u8], line_base: u64| {
+        let before = d.edges.len() as u64;
+        let lines = parse_block(&d.parser, block, line_base, &mut d.edges, &mut d.pool)
+            .map_err(|(l, k)| at(l, k))?;
+        if d.edges.len() as u64 > d.declared {
+            let extra = line_of_data_line(&d.parser, block, d.declared - before + 1);
+            return Err(at(line_base + extra, (errors.over)(d.declared)));
+        }
+        check_held(path, line_base + lines, &d.edges, memory.as_ref())?;
+        Ok(lines)
+    };
+    let (parsed, lines) = header_then_blocks(input, options.progress, start, body)?;
+    let Some(d) = parsed else {
+        return Ok(Declaration::NoHeader(lines));
+    };
+    let found = d.edges.len() as u64;
+    if found < d.declared {
+        return Err(at(lines, (errors.short)(d.declared, found)));
+    }
+    Ok(Declaration::Parsed(d.parser, d.edges))
+}
+
+/// Hand `header` one line at a time (without its `\n`, with its 1-based
+/// number) until it returns the state the body needs, then the rest of the
+/// stream to `body` in line-aligned blocks, with the lines before each.
+/// `body` returns the lines of its block. Returns the state (`None` when the
+/// stream ended inside the header) and the lines read.
+pub(crate) fn header_then_blocks<H>(
+    input: Input<'_>,
+    progress: Option<&(dyn Fn(Progress) + Sync)>,
+    mut header: impl FnMut(&[u8], u64) -> Result<Option<H>, LoadError>,
+    mut body: impl FnMut(&mut H, &[u8], u64) -> Result<u64, LoadError>,
+) -> Result<(Option<H>, u64), LoadError> {
+    let mut state = None;
+    let mut line_no = 0u64;
+    for_each_block(input, progress, |block| {
+        let mut rest = block;
+        while state.is_none() && !rest.is_empty() {
+            let end = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
+            let line = &rest[..end];
+            rest = &rest[(end + 1).min(rest.len())..];
+            line_no += 1;
+            state = header(line, line_no)?;
+        }
+        if let Some(state) = state.as_mut() {
+            line_no += body(state, rest, line_no)?;
+        }
+        Ok(())
+    })?;
+    Ok((state, line_no))
+}
+
 /// Parse a line-aligned block in parallel, appending its edges in order.
 /// `line_base` is the number of lines before the block. Returns the
 /// block's line count, or the absolute line of the first bad line.
@@ -197,15 +343,7 @@ pub(crate) fn parse_block<P: LineParser>(
     edges: &mut Vec<(u32, u32)>,
     pool: &mut Vec<Vec<(u32, u32)>>,
 ) -> Result<u64, (u64, LoadErrorKind)> {
-    let target = (block.len() / (4 * rayon::current_num_threads())).max(64 << 10);
-    let mut pieces = Vec::new();
-    let mut start = 0;
-    while start < block.len() {
-        let goal = (start + target).min(block.len());
-        let end = memchr::memchr(b'\n', &block[goal..]).map_or(block.len(), |i| goal + i + 1);
-        pieces.push(&block[start..end]);
-        start = end;
-    }
+    let pieces = split_pieces(block);
     // Per-piece output buffers are kept between blocks (see `pool`).
     if pool.len() < pieces.len() {
         pool.resize_with(pieces.len(), Vec::new);

@@ -86,3 +86,17 @@ fn sampling_any_count_up_to_usize_max_neither_overflows_nor_spins() {
     let grid = crate::generate::grid_2d(8, 8).unwrap();
     assert_eq!(sample_sources(&grid, usize::MAX, 3).len(), 64);
 }
+
+#[test]
+fn sampled_sources_need_an_out_edge_that_is_not_a_self_loop() {
+    // Directed, loops kept: 0 has only its loop, 1 -> 2, 2 has no out-edge,
+    // 3 has a loop and an edge to 0.
+    let options = BuildOptions {
+        remove_self_loops: false,
+        ..BuildOptions::DIRECTED
+    };
+    let g = build_graph(4, &[(0, 0), (1, 2), (3, 3), (3, 0)], options).unwrap();
+    let mut s = sample_sources(&g, 8, 1);
+    s.sort_unstable();
+    assert_eq!(s, vec![1, 3]);
+}
