@@ -28,7 +28,8 @@ impl FromStr for BackendChoice {
             return Ok(Self::Auto);
         }
         BackendKind::from_name(s).map(Self::Only).ok_or_else(|| {
-            let names: Vec<_> = BackendKind::PREFERENCE.map(BackendKind::name).to_vec();
+            let mut names: Vec<_> = BackendKind::PREFERENCE.map(BackendKind::name).to_vec();
+            names.sort_unstable();
             format!(
                 "unknown backend '{s}'. Fix: use auto or one of {}.",
                 names.join(", ")

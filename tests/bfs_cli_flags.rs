@@ -23,7 +23,7 @@ fn bad_flags_fail_before_the_graph_is_read() {
         ),
         (
             &["--backend", "gpu"],
-            "error: --backend: unknown backend 'gpu'. Fix: use one of auto, cpu, wgpu, cuda.".into(),
+            "error: --backend: unknown backend 'gpu'. Fix: use auto or one of cpu, cuda, vulkan, wgpu.".into(),
         ),
         (
             &["--source", "two"],

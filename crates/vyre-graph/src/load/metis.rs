@@ -12,13 +12,14 @@
 
 use rayon::prelude::*;
 
-use crate::memory::{MemoryLimit, try_reserve};
 use super::error::{Field, FieldProblem, LoadError, LoadErrorKind};
 use super::input::Input;
 use super::text::{
-    at_line, check_held, header_then_blocks, next_token, one_based_id, parse_unsigned, shown, split_pieces,
+    at_line, check_held, header_then_blocks, next_token, one_based_id, parse_unsigned, shown,
+    split_pieces,
 };
 use super::{LoadOptions, finish};
+use crate::memory::{MemoryLimit, try_reserve};
 
 /// What the header says each vertex line holds.
 #[derive(Clone, Copy, Debug)]
@@ -191,8 +192,10 @@ impl Body {
         let mut line = before;
         for ((result, out), (all, _)) in parsed.into_iter().zip(&self.pool).zip(counts) {
             result.map_err(|(within, kind)| (line + within, kind))?;
-            try_reserve(&mut self.edges, out.len(), || "the edges read so far".into())
-                .map_err(|e| (line, LoadErrorKind::Graph(e)))?;
+            try_reserve(&mut self.edges, out.len(), || {
+                "the edges read so far".into()
+            })
+            .map_err(|e| (line, LoadErrorKind::Graph(e)))?;
             self.edges.extend_from_slice(out);
             line += all;
         }
