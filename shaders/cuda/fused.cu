@@ -213,8 +213,8 @@ __device__ void expand_light_rows(const VyreArgs& a, VyreItems items, u32 count,
 template <bool HEAVY>
 __device__ void fused_levels(const VyreArgs& a) {
     extern __shared__ u64 fused_smem[];
-    // [0] next_len, [1] stop, [2] pieces.
-    __shared__ u32 decision[3];
+    // [0] next_len, [1] stop, [2] pieces, [3] the host aborted the launch.
+    __shared__ u32 decision[4];
     __shared__ u64 block_totals[2][VYRE_FUSED_MAX_WARPS];
     VyreControl* c = a.control;
     const u32 width = blockDim.x;
@@ -323,7 +323,6 @@ __device__ void fused_levels(const VyreArgs& a) {
         // Every write of this level by this block precedes thread 0's
         // arrival.
         __syncthreads();
-        bool aborted = false;
         if (t == 0) {
             if (worked) {
                 u64 e = 0, o = 0;
@@ -334,9 +333,9 @@ __device__ void fused_levels(const VyreArgs& a) {
                 if (e) atomicAdd(&c->examined[slot], e);
                 if (o) atomicAdd(&c->out_edges[slot], o);
             }
-            if (gridDim.x > 1) aborted = !grid_arrive_and_wait(a);
+            decision[3] = gridDim.x > 1 && !grid_arrive_and_wait(a);
         }
-        if (__syncthreads_count(aborted) != 0) return;
+        __syncthreads();
         // Speculative loads for the next level, bounded to positions a
         // frontier about twice this one's size would use, so a small
         // frontier does not load the whole grid's worth of stale entries.
@@ -374,6 +373,8 @@ __device__ void fused_levels(const VyreArgs& a) {
             if (HEAVY) decision[2] = load_volatile(&c->piece_count[slot]);
         }
         __syncthreads();
+        // An aborted launch leaves at once: the host reads nothing of it.
+        if (decision[3] != 0) return;
         const bool stop = decision[1] != 0;
         len = decision[0];
         if (HEAVY) pieces = decision[2];

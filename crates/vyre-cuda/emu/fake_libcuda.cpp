@@ -146,7 +146,10 @@ CUresult launch(void* f, u32 gx, u32 gy, u32 gz, u32 bx, u32 by, u32 bz, u32 sme
         return OK;
     }
     std::memset(emu_dynamic_smem, 0xA5, sizeof emu_dynamic_smem);
-    return emu_launch(k->fn, blocks, bx, args, cooperative ? 0 : 4) ? OK : LAUNCH_FAILED;
+    // A cooperative launch runs a whole fused search (hundreds of levels on
+    // the emulator's chains), so only a much longer one counts as a hang.
+    return emu_launch(k->fn, blocks, bx, args, cooperative ? 0 : 4, cooperative ? 300 : 30) ? OK
+                                                                                           : LAUNCH_FAILED;
 }
 
 }  // namespace
@@ -171,7 +174,7 @@ CUresult cuDeviceGetAttribute(int* v, int attr, int) {
         case 5: *v = 2147483647; break;   // MAX_GRID_DIM_X
         case 10: *v = 32; break;          // WARP_SIZE
         case 16: *v = SM_COUNT; break;    // MULTIPROCESSOR_COUNT
-        case 39: *v = 128; break;         // MAX_THREADS_PER_MULTIPROCESSOR
+        case 39: *v = 512; break;         // MAX_THREADS_PER_MULTIPROCESSOR: 2 fused blocks
         case 75: *v = 9; break;           // COMPUTE_CAPABILITY_MAJOR
         case 76: *v = 0; break;           // COMPUTE_CAPABILITY_MINOR
         case 95: *v = 1; break;           // COOPERATIVE_LAUNCH

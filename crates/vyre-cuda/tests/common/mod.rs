@@ -365,8 +365,8 @@ pub struct Step {
 /// The launch the engine would size, by its rules in small: width 256 (64
 /// when small); the first level's workgroups for its slots and, when
 /// edge-balanced, its edges; later levels as many as the largest level
-/// could use; every grid capped at what the device holds at once (4
-/// workgroups under the emulator), the lanes striding over the rest.
+/// could use; every grid capped at what the device holds at once (at 4
+/// workgroups when small), the lanes striding over the rest.
 /// FusedWave at the resident width with at most the resident workgroups.
 pub fn launch_for(
     caps: &DeviceCapabilities,
@@ -388,7 +388,7 @@ pub fn launch_for(
         (width, blocks, later)
     } else {
         let width = size(256, 64);
-        let resident = (caps.resident_lanes / width).max(1);
+        let resident = size((caps.resident_lanes / width).max(1), 4);
         let sizing = LevelSizing {
             edges_per_lane: if is_edge_balanced(topology) {
                 EDGES_PER_LANE
