@@ -4,9 +4,9 @@
 // NVRTC program (no #include, so no include paths are needed):
 //   common.cuh, search.cu, top_down.cu, bottom_up.cu, fused.cu
 //
-// Every kernel takes one VyreArgs by value. Its layout is mirrored by
-// `KernelArgs` in crates/vyre-cuda/src/args.rs; the static_asserts below and
-// the ones there keep the two in step.
+// Every kernel takes one VyreArgs by value. Its layout, and that of
+// VyreLevelRecord, is mirrored by crates/vyre-cuda/src/args.rs, which
+// compiles a static_assert of every field's offset right after this file.
 
 typedef unsigned int u32;
 typedef unsigned long long u64;
@@ -21,11 +21,6 @@ typedef unsigned long long u64;
 // Most edges of one piece: WORK_PIECE_EDGES of the layout (vyre-driver's
 // layout.rs), which sizes the work array for at most n + m / 1024 pieces.
 #define VYRE_PIECE_EDGES 1024u
-// Edge-balanced kernels use at most ceil(E / (ROUNDS * blockDim)) blocks for
-// a frontier of E out-edges, so a block gets at least this many rounds of
-// blockDim edges before more blocks are worth their start-up. The backend
-// sizes the first launch of a command with the same rule (EDGE_ROUNDS).
-#define VYRE_BLOCK_EDGE_ROUNDS 4u
 // SparseFrontier scans frontiers of up to this many vertices per block in
 // shared memory (min(4 * blockDim, 1024)); larger ones are scanned once
 // device-wide in at most VYRE_SCAN_CHUNKS chunks of the work array.
@@ -73,7 +68,6 @@ struct VyreLevelRecord {
     u64 frontier_out_edges;
     u64 edges_examined;
 };
-static_assert(sizeof(VyreLevelRecord) == 32, "level record is LEVEL_RECORD_BYTES");
 
 struct VyreArgs {
     const u64* out_offsets;
@@ -90,6 +84,7 @@ struct VyreArgs {
     VyreLevelRecord* history;    // mapped host memory
     VyreLevelRecord* level_log;  // device memory, as many entries as history
     u32* work;               // DeviceLayout::work_bytes: scans and pieces
+    const u32* abort_flag;   // mapped host memory: non-zero once the host gave up waiting
     u64 band_max_frontier_edges;
     u64 work_words;          // u32 words of `work`
     u32 vertex_count;
@@ -99,9 +94,8 @@ struct VyreArgs {
     u32 max_levels;          // levels of the command (fused: most this launch may run; 0: none)
     u32 aux;                 // seed_sources: number of sources
     u32 max_out_degree;      // largest out-degree of the graph (saturating)
-    u32 reserved;
+    u32 edges_per_lane;      // edge-balanced levels: edges per thread (the engine's rule); 0: none
 };
-static_assert(sizeof(VyreArgs) == 160, "VyreArgs mirrors KernelArgs");
 
 __device__ __forceinline__ u32 lane_id() { return threadIdx.x & 31u; }
 __device__ __forceinline__ u32 warp_in_block() { return threadIdx.x >> 5; }
@@ -123,9 +117,11 @@ __device__ __forceinline__ u32 active_blocks(u64 slots) {
 }
 
 // Blocks an edge-balanced level over `edges` edges uses: enough for
-// VYRE_BLOCK_EDGE_ROUNDS rounds of blockDim edges each, at most the grid.
-__device__ __forceinline__ u32 edge_blocks(u64 edges) {
-    const u64 per = (u64)VYRE_BLOCK_EDGE_ROUNDS * blockDim.x;
+// a.edges_per_lane edges per thread (the engine's rule, from the command),
+// at most the grid; the whole grid when the command gives no such rule.
+__device__ __forceinline__ u32 edge_blocks(const VyreArgs& a, u64 edges) {
+    if (a.edges_per_lane == 0) return gridDim.x;
+    const u64 per = (u64)a.edges_per_lane * blockDim.x;
     const u64 need = (edges + per - 1) / per;
     return need < (u64)gridDim.x ? (u32)need : gridDim.x;
 }
@@ -230,21 +226,28 @@ __device__ void block_exclusive_scan(u64 x, u64* out) {
 // polls: an acquire load would invalidate its SM's L1 at every poll, under
 // the blocks still working there), the acquire fence that follows the last
 // poll, and an add with acquire and release semantics. Also a pause of about
-// `ns` nanoseconds between polls, and an L1 prefetch. The CPU emulator
-// defines its own (VYRE_HOST_ORDERING).
+// `ns` nanoseconds between polls, an L1 prefetch, and the system-scope load
+// that reads the abort word the host writes. The CPU emulator defines its
+// own (VYRE_HOST_ORDERING).
 #ifndef VYRE_HOST_ORDERING
-__device__ __forceinline__ u32 load_relaxed(const u32* p) {
-    u32 v;
+// A relaxed load at `scope` ("gpu", or "sys" for what the host writes into
+// mapped host memory).
 #if __CUDA_ARCH__ >= 700
-    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];"
-                 : "=r"(v)
-                 : "l"(__cvta_generic_to_global(p))
-                 : "memory");
+#define VYRE_RELAXED_LOAD(name, scope)                                    \
+    __device__ __forceinline__ u32 name(const u32* p) {                   \
+        u32 v;                                                            \
+        asm volatile("ld.relaxed." scope ".global.u32 %0, [%1];"          \
+                     : "=r"(v)                                            \
+                     : "l"(__cvta_generic_to_global(p))                   \
+                     : "memory");                                         \
+        return v;                                                         \
+    }
 #else
-    v = *(const volatile u32*)p;
+#define VYRE_RELAXED_LOAD(name, scope) \
+    __device__ __forceinline__ u32 name(const u32* p) { return *(const volatile u32*)p; }
 #endif
-    return v;
-}
+VYRE_RELAXED_LOAD(load_relaxed, "gpu")
+VYRE_RELAXED_LOAD(load_system, "sys")
 __device__ __forceinline__ void fence_acquire() {
 #if __CUDA_ARCH__ >= 700
     asm volatile("fence.acq_rel.gpu;" : : : "memory");
@@ -277,6 +280,19 @@ __device__ __forceinline__ void prefetch_l1(const void* p) {
 }
 #endif
 
+// Polls of a spinning thread between two reads of the abort word: the word
+// lies in host memory, a round trip over the bus, so a waiting thread reads
+// it about once a millisecond.
+#define VYRE_POLLS_PER_ABORT_CHECK 1024u
+
+// Whether the host gave up waiting for this command (its deadline passed):
+// a thread that waits for other blocks stops waiting and its kernel leaves.
+// `polls` counts this thread's polls; only every VYRE_POLLS_PER_ABORT_CHECK-th
+// reads the word.
+__device__ __forceinline__ bool abort_requested(const VyreArgs& a, u32& polls) {
+    return (++polls % VYRE_POLLS_PER_ABORT_CHECK) == 0 && load_system(a.abort_flag) != 0;
+}
+
 // ---- work shared between the blocks of one launch -------------------------
 //
 // Per-wave kernels cannot wait for blocks that have not started (a grid may
@@ -308,15 +324,23 @@ __device__ void block_finished_chunk(u32* done) {
 
 // Wait until `*done` reaches `target` (chunks held by running blocks), then
 // make their writes visible to this block. Every thread must call it; data
-// the chunks wrote must then be read through L2 (__ldcg).
-__device__ void block_wait_for(const u32* done, u32 target) {
+// the chunks wrote must then be read through L2 (__ldcg). False (for every
+// thread) when the host aborted the command instead: the caller skips the
+// work that needed the chunks.
+__device__ bool block_wait_for(const VyreArgs& a, const u32* done, u32 target) {
+    bool aborted = false;
     if (threadIdx.x == 0) {
+        u32 polls = 0;
         while (load_volatile(done) < target) {
+            if (abort_requested(a, polls)) {
+                aborted = true;
+                break;
+            }
             VYRE_SPIN_PAUSE();
         }
         __threadfence();
     }
-    __syncthreads();
+    return __syncthreads_count(aborted) == 0;
 }
 
 __device__ __forceinline__ u64 out_degree(const VyreArgs& a, u32 v) {

@@ -4,7 +4,9 @@
 // The barrier is only safe because the backend launches this kernel with
 // cuLaunchCooperativeKernel, which refuses grids whose blocks cannot all be
 // resident at once; a plain launch of a grid too large to be co-resident
-// would spin forever.
+// would spin forever. A spinning block also reads the abort word now and
+// then, so that a launch the host gave up on (a bug, or a device that
+// stalls) ends instead of holding the device until the process exits.
 //
 // A level on a high-diameter graph has almost no work, so what a level
 // costs is its chain of dependent memory round trips plus the barrier. The
@@ -55,27 +57,41 @@
 // come back to zero and its top bit flips exactly when the last block adds.
 // The add releases this block's writes (all of its threads', ordered before
 // by the __syncthreads that precedes the call); the last block's add, or the
-// fence after the poll that sees the flip, acquires everyone's.
-__device__ __forceinline__ void grid_arrive_and_wait(VyreControl* c) {
+// fence after the poll that sees the flip, acquires everyone's. False when
+// the host aborted the launch while this block waited.
+__device__ __forceinline__ bool grid_arrive_and_wait(const VyreArgs& a) {
+    VyreControl* c = a.control;
+#ifdef VYRE_TEST_STUCK_BARRIER
+    // Test-only variant (VYRE_CUDA_TEST_STUCK_BARRIER): block 0 adds one
+    // less, so the barrier never opens and only the abort word ends a launch
+    // of more than one block.
+    const u32 add = blockIdx.x == 0 ? VYRE_BARRIER_PHASE - gridDim.x : 1u;
+#else
     const u32 add = blockIdx.x == 0 ? VYRE_BARRIER_PHASE - (gridDim.x - 1) : 1u;
+#endif
     const u32 old = add_acq_rel(&c->bar_count, add);
-    if (((old + add) ^ old) & VYRE_BARRIER_PHASE) return;  // the last to arrive
+    if (((old + add) ^ old) & VYRE_BARRIER_PHASE) return true;  // the last to arrive
     u32 ns = VYRE_SPIN_FIRST_NS;
+    u32 polls = 0;
     while (((load_relaxed(&c->bar_count) ^ old) & VYRE_BARRIER_PHASE) == 0) {
+        if (abort_requested(a, polls)) return false;
         spin_pause_ns(ns);
         ns = ns * 2 < VYRE_SPIN_MOST_NS ? ns * 2 : VYRE_SPIN_MOST_NS;
     }
     fence_acquire();
+    return true;
 }
 
-// A whole grid barrier for every thread of every block.
-__device__ __forceinline__ void grid_barrier(VyreControl* c) {
+// A whole grid barrier for every thread of every block; false (for every
+// thread of the block) when the host aborted the launch.
+__device__ __forceinline__ bool grid_barrier(const VyreArgs& a) {
     __syncthreads();
     // One block: __syncthreads already orders every global access of the
     // block.
-    if (gridDim.x == 1) return;
-    if (threadIdx.x == 0) grid_arrive_and_wait(c);
-    __syncthreads();
+    if (gridDim.x == 1) return true;
+    bool aborted = false;
+    if (threadIdx.x == 0) aborted = !grid_arrive_and_wait(a);
+    return __syncthreads_count(aborted) == 0;
 }
 
 // Where the frontier is dealt out: run k of 32 consecutive queue positions
@@ -197,8 +213,8 @@ __device__ void expand_light_rows(const VyreArgs& a, VyreItems items, u32 count,
 template <bool HEAVY>
 __device__ void fused_levels(const VyreArgs& a) {
     extern __shared__ u64 fused_smem[];
-    // [0] next_len, [1] stop, [2] pieces.
-    __shared__ u32 decision[3];
+    // [0] next_len, [1] stop, [2] pieces, [3] the host aborted the launch.
+    __shared__ u32 decision[4];
     __shared__ u64 block_totals[2][VYRE_FUSED_MAX_WARPS];
     VyreControl* c = a.control;
     const u32 width = blockDim.x;
@@ -217,7 +233,8 @@ __device__ void fused_levels(const VyreArgs& a) {
     u32 pieces = 0;
     if (HEAVY) {
         first_frontier_pieces(a, queue_in, len);
-        grid_barrier(c);
+        // An aborted launch leaves at once: the host reads nothing of it.
+        if (!grid_barrier(a)) return;
         if (t == 0) decision[2] = load_volatile(&c->piece_count[2]);
         __syncthreads();
         pieces = decision[2];
@@ -316,7 +333,7 @@ __device__ void fused_levels(const VyreArgs& a) {
                 if (e) atomicAdd(&c->examined[slot], e);
                 if (o) atomicAdd(&c->out_edges[slot], o);
             }
-            if (gridDim.x > 1) grid_arrive_and_wait(c);
+            decision[3] = gridDim.x > 1 && !grid_arrive_and_wait(a);
         }
         __syncthreads();
         // Speculative loads for the next level, bounded to positions a
@@ -356,6 +373,8 @@ __device__ void fused_levels(const VyreArgs& a) {
             if (HEAVY) decision[2] = load_volatile(&c->piece_count[slot]);
         }
         __syncthreads();
+        // An aborted launch leaves at once: the host reads nothing of it.
+        if (decision[3] != 0) return;
         const bool stop = decision[1] != 0;
         len = decision[0];
         if (HEAVY) pieces = decision[2];

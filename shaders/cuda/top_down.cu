@@ -4,7 +4,7 @@
 // out-neighbours, appends them to queue_out, and ends with finish_level.
 //
 // SparseFrontier and HybridFrontier balance the frontier's edges over the
-// whole grid: they use edge_blocks(cur_edges) blocks, so a frontier of a
+// whole grid: they use edge_blocks(a, cur_edges) blocks, so a frontier of a
 // few hubs spreads over as many blocks as its edges need, wherever the hubs
 // sit in the queue.
 
@@ -127,7 +127,7 @@ __device__ void expand_scanned(const VyreArgs& a, u32 len, SparseScan s, u32 par
                                u32 next_depth, u64& examined, u64& out_edges) {
     const u32 t = threadIdx.x;
     const u32 width = blockDim.x;
-    block_wait_for(&a.control->work_done, s.chunks);
+    if (!block_wait_for(a, &a.control->work_done, s.chunks)) return;
     u64 total = 0;
     for (u32 base = 0; base < s.chunks; base += width) {
         const u32 k = base + t;
@@ -187,7 +187,7 @@ __device__ void expand_scanned(const VyreArgs& a, u32 len, SparseScan s, u32 par
 }
 
 // SparseFrontier: device-wide edge-balanced push. Block b of the
-// edge_blocks(E + len) blocks (a block walks frontier vertices as well as
+// edge_blocks(a, E + len) blocks (a block walks frontier vertices as well as
 // edges) takes edges [b E / B, (b + 1) E / B) of the
 // concatenated out-edges of the frontier and finds each edge's source by
 // binary search in a scan of the frontier's degrees. A frontier of up to
@@ -209,7 +209,7 @@ extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_sparse(const V
     u64* tmp = items.row + capacity;                       // blockDim + 1
     u64* bases = tmp + blockDim.x + 1;                     // VYRE_SCAN_CHUNKS + 1
     items.src = (u32*)(bases + VYRE_SCAN_CHUNKS + 1);      // capacity
-    const u32 parts = edges == 0 ? 0u : edge_blocks(edges + len);
+    const u32 parts = edges == 0 ? 0u : edge_blocks(a, edges + len);
     const u32 next_depth = a.level + 1;
     u32* cursor = &c->next_len[0];
     u64 examined = 0, out_edges = 0;
@@ -260,7 +260,7 @@ __device__ void expand_light(const VyreArgs& a, u32 u, u64 start, u64 degree, u3
 }
 
 // HybridFrontier: light vertices per thread; every other vertex is cut into
-// pieces of at most VYRE_PIECE_EDGES edges, which the edge_blocks(E) blocks
+// pieces of at most VYRE_PIECE_EDGES edges, which the edge_blocks(a, E) blocks
 // share evenly once every chunk of the frontier has published its pieces.
 // Blocks claim chunks of blockDim frontier vertices by ticket, so those
 // waiting for the pieces only wait for running blocks. Slots: one per
@@ -279,7 +279,7 @@ extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_hybrid(const V
     items.src = (u32*)(items.row + width);     // width
     // A frontier without out-edges has nothing to expand.
     const u32 chunks = edges == 0 ? 0u : (u32)(((u64)len + width - 1) / width);
-    const u32 parts = edges == 0 ? 0u : edge_blocks(edges);
+    const u32 parts = edges == 0 ? 0u : edge_blocks(a, edges);
     const u32 next_depth = a.level + 1;
     u32* cursor = &c->next_len[0];
     const VyrePieces pieces = {0, &c->piece_count[0]};
@@ -303,8 +303,7 @@ extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_hybrid(const V
         expand_light<true, false>(a, u, start, degree, a.queue_out, cursor, next_depth, none,
                                   examined, out_edges);
     }
-    if (blockIdx.x < parts) {
-        block_wait_for(&c->work_done, chunks);
+    if (blockIdx.x < parts && block_wait_for(a, &c->work_done, chunks)) {
         const u32 total = load_volatile(&c->piece_count[0]);
         expand_pieces<true, false>(a, 0, share_start(total, parts, blockIdx.x),
                                    share_start(total, parts, blockIdx.x + 1), items, a.queue_out,

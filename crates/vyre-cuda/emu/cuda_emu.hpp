@@ -166,6 +166,7 @@ inline void fence_acquire() { __atomic_thread_fence(__ATOMIC_ACQUIRE); }
 inline u32 add_acq_rel(u32* p, u32 v) { return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL); }
 inline void spin_pause_ns(u32) { sched_yield(); }
 inline void prefetch_l1(const void*) {}
+inline u32 load_system(const u32* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 
 inline u32 atomicAdd(u32* p, u32 v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
 inline u64 atomicAdd(u64* p, u64 v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }

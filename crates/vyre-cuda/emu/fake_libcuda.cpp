@@ -4,6 +4,16 @@
 // Only the driver functions the backend uses exist; each checks what the
 // real driver would refuse (cooperative grids too large, widths over a
 // kernel's launch bounds, too little dynamic shared memory). See README.md.
+//
+// Test-only switches, read at every launch:
+// - VYRE_FAKE_CUDA_STUCK=abortable: a launch does not run and its stream
+//   stays busy until the launch's abort word (VyreArgs::abort_flag) is set,
+//   as a kernel that honours the deadline's abort would;
+// - VYRE_FAKE_CUDA_STUCK=forever: the stream never finishes;
+// - VYRE_FAKE_CUDA_NO_COOPERATIVE=1: cooperative launches are refused.
+// A driver call that would block on a busy stream (a synchronisation, a copy
+// to pageable memory, a free that waits) aborts the process: the backend
+// must never make one then.
 
 #include "cuda_emu.hpp"
 #include "kernels.inc"
@@ -24,8 +34,10 @@ enum : int {
     INVALID_IMAGE = 200,
     INVALID_HANDLE = 400,
     NOT_FOUND = 500,
+    NOT_READY = 600,
     LAUNCH_FAILED = 719,
     COOPERATIVE_TOO_LARGE = 720,
+    NOT_SUPPORTED = 801,
 };
 
 static const int SM_COUNT = 2;
@@ -81,14 +93,31 @@ int primary_ctx_token = 1;
 int module_token = 1;
 int stream_tokens = 0;
 
+// Streams whose work does not finish (VYRE_FAKE_CUDA_STUCK), with the abort
+// word of the launch that got stuck (null: it never stops).
+std::map<void*, const u32*> stuck_streams;
+
+bool switch_is(const char* name, const char* value) {
+    const char* v = std::getenv(name);
+    return v && std::strcmp(v, value) == 0;
+}
+
+// The real driver would wait here for a stream that never finishes.
+void refuse_to_block(const char* what) {
+    if (stuck_streams.empty()) return;
+    std::fprintf(stderr, "fake libcuda: %s would wait forever for a stuck stream\n", what);
+    std::fflush(stderr);
+    std::abort();
+}
+
 u64 now_ns() {
     return (u64)std::chrono::duration_cast<std::chrono::nanoseconds>(
                std::chrono::steady_clock::now().time_since_epoch())
         .count();
 }
 
-CUresult launch(void* f, u32 gx, u32 gy, u32 gz, u32 bx, u32 by, u32 bz, u32 smem, void** params,
-                bool cooperative) {
+CUresult launch(void* f, u32 gx, u32 gy, u32 gz, u32 bx, u32 by, u32 bz, u32 smem, void* stream,
+                void** params, bool cooperative) {
     const Kernel* k = (const Kernel*)f;
     if (!k || by != 1 || bz != 1 || gx == 0 || gy == 0 || gz == 0) return INVALID_VALUE;
     const u32 blocks = gx * gy * gz;
@@ -107,10 +136,20 @@ CUresult launch(void* f, u32 gx, u32 gy, u32 gz, u32 bx, u32 by, u32 bz, u32 sme
         return LAUNCH_FAILED;
     }
     if (cooperative && blocks > (u32)(SM_COUNT * FUSED_PER_SM)) return COOPERATIVE_TOO_LARGE;
+    if (cooperative && switch_is("VYRE_FAKE_CUDA_NO_COOPERATIVE", "1")) return NOT_SUPPORTED;
     VyreArgs args;
     std::memcpy(&args, params[0], sizeof args);
+    const bool abortable = switch_is("VYRE_FAKE_CUDA_STUCK", "abortable");
+    if (stuck_streams.count(stream) || abortable || switch_is("VYRE_FAKE_CUDA_STUCK", "forever")) {
+        // Queued behind (or itself) a launch that does not finish.
+        if (!stuck_streams.count(stream)) stuck_streams[stream] = abortable ? args.abort_flag : nullptr;
+        return OK;
+    }
     std::memset(emu_dynamic_smem, 0xA5, sizeof emu_dynamic_smem);
-    return emu_launch(k->fn, blocks, bx, args, cooperative ? 0 : 4) ? OK : LAUNCH_FAILED;
+    // A cooperative launch runs a whole fused search (hundreds of levels on
+    // the emulator's chains), so only a much longer one counts as a hang.
+    return emu_launch(k->fn, blocks, bx, args, cooperative ? 0 : 4, cooperative ? 300 : 30) ? OK
+                                                                                           : LAUNCH_FAILED;
 }
 
 }  // namespace
@@ -135,7 +174,7 @@ CUresult cuDeviceGetAttribute(int* v, int attr, int) {
         case 5: *v = 2147483647; break;   // MAX_GRID_DIM_X
         case 10: *v = 32; break;          // WARP_SIZE
         case 16: *v = SM_COUNT; break;    // MULTIPROCESSOR_COUNT
-        case 39: *v = 128; break;         // MAX_THREADS_PER_MULTIPROCESSOR
+        case 39: *v = 512; break;         // MAX_THREADS_PER_MULTIPROCESSOR: 2 fused blocks
         case 75: *v = 9; break;           // COMPUTE_CAPABILITY_MAJOR
         case 76: *v = 0; break;           // COMPUTE_CAPABILITY_MINOR
         case 95: *v = 1; break;           // COOPERATIVE_LAUNCH
@@ -147,10 +186,11 @@ CUresult cuDeviceGetAttribute(int* v, int attr, int) {
     return OK;
 }
 CUresult cuDevicePrimaryCtxRetain(void** ctx, int) { *ctx = &primary_ctx_token; return OK; }
-CUresult cuDevicePrimaryCtxRelease_v2(int) { return OK; }
+CUresult cuDevicePrimaryCtxRelease_v2(int) { refuse_to_block("cuDevicePrimaryCtxRelease"); return OK; }
 CUresult cuCtxGetCurrent(void** ctx) { *ctx = current_ctx; return OK; }
 CUresult cuCtxSetCurrent(void* ctx) { current_ctx = ctx; return OK; }
-CUresult cuCtxSynchronize() { return OK; }
+CUresult cuCtxSynchronize() { refuse_to_block("cuCtxSynchronize"); return OK; }
+CUresult cuDriverGetVersion(int* v) { *v = 13000; return OK; }
 
 CUresult cuModuleLoadData(void** module, const void* image) {
     const char* ptx = (const char*)image;
@@ -170,13 +210,22 @@ CUresult cuModuleGetFunction(void** f, void*, const char* name) {
     }
     return NOT_FOUND;
 }
-CUresult cuModuleUnload(void*) { return OK; }
+CUresult cuModuleUnload(void*) { refuse_to_block("cuModuleUnload"); return OK; }
 
 CUresult cuStreamCreate(void** s, unsigned) { *s = (void*)(intptr_t)(0x1000 + ++stream_tokens); return OK; }
-CUresult cuStreamSynchronize(void*) { return OK; }
+CUresult cuStreamSynchronize(void*) { refuse_to_block("cuStreamSynchronize"); return OK; }
 CUresult cuStreamDestroy_v2(void*) { return OK; }
 CUresult cuStreamWaitEvent(void*, void*, unsigned) { return OK; }
-CUresult cuStreamQuery(void*) { return OK; }
+CUresult cuStreamQuery(void* s) {
+    auto it = stuck_streams.find(s);
+    if (it == stuck_streams.end()) return OK;
+    if (it->second && __atomic_load_n(it->second, __ATOMIC_ACQUIRE) != 0) {
+        // The stuck kernel saw the abort word and left.
+        stuck_streams.erase(it);
+        return OK;
+    }
+    return NOT_READY;
+}
 
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* n, void* f, int width, size_t smem, unsigned) {
     const Kernel* k = (const Kernel*)f;
@@ -216,11 +265,13 @@ static bool inside(CUdeviceptr p, size_t bytes) {
 }
 
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, size_t bytes, void*) {
+    refuse_to_block("a copy from pageable host memory");
     if (!inside(dst, bytes)) return INVALID_VALUE;
     std::memcpy((void*)dst, src, bytes);
     return OK;
 }
 CUresult cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, size_t bytes, void*) {
+    refuse_to_block("a copy to pageable host memory");
     if (!inside(src, bytes)) return INVALID_VALUE;
     std::memcpy(dst, (const void*)src, bytes);
     return OK;
@@ -238,7 +289,10 @@ CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr* d, void* p, unsigned flags) {
     *d = (CUdeviceptr)p;
     return OK;
 }
-CUresult cuMemFreeHost(void* p) { return cuMemFreeAsync((CUdeviceptr)p, nullptr); }
+CUresult cuMemFreeHost(void* p) {
+    refuse_to_block("cuMemFreeHost");
+    return cuMemFreeAsync((CUdeviceptr)p, nullptr);
+}
 
 CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char v, size_t bytes, void*) {
     if (!inside(dst, bytes)) return INVALID_VALUE;
@@ -248,7 +302,7 @@ CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char v, size_t bytes, void*) 
 
 CUresult cuEventCreate(void** e, unsigned) { *e = new u64(0); return OK; }
 CUresult cuEventRecord(void* e, void*) { *(u64*)e = now_ns(); return OK; }
-CUresult cuEventSynchronize(void*) { return OK; }
+CUresult cuEventSynchronize(void*) { refuse_to_block("cuEventSynchronize"); return OK; }
 CUresult cuEventQuery(void*) { return OK; }
 CUresult cuEventElapsedTime_v2(float* ms, void* a, void* b) {
     *ms = (float)((double)(*(u64*)b - *(u64*)a) / 1e6);
@@ -257,12 +311,12 @@ CUresult cuEventElapsedTime_v2(float* ms, void* a, void* b) {
 CUresult cuEventDestroy_v2(void* e) { delete (u64*)e; return OK; }
 
 CUresult cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-                        unsigned bz, unsigned smem, void*, void** params, void**) {
-    return launch(f, gx, gy, gz, bx, by, bz, smem, params, false);
+                        unsigned bz, unsigned smem, void* s, void** params, void**) {
+    return launch(f, gx, gy, gz, bx, by, bz, smem, s, params, false);
 }
 CUresult cuLaunchCooperativeKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-                                   unsigned by, unsigned bz, unsigned smem, void*, void** params) {
-    return launch(f, gx, gy, gz, bx, by, bz, smem, params, true);
+                                   unsigned by, unsigned bz, unsigned smem, void* s, void** params) {
+    return launch(f, gx, gy, gz, bx, by, bz, smem, s, params, true);
 }
 
 CUresult cuGetErrorString(int, const char** s) { *s = "emulated CUDA error"; return OK; }

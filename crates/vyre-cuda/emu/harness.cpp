@@ -1,12 +1,19 @@
 // Runs vyre's CUDA kernels under cuda_emu.hpp and checks whole searches
 // against a serial BFS. The host side mirrors crates/vyre-cuda/src (wave.rs,
-// command.rs, backend.rs): same buffers, same launch sequence, same
-// readback rules. See README.md.
+// backend.rs): same buffers, same launch sequence, same readback rules; the
+// grids are the engine's rules as the driver states them (the first level's
+// workgroups for its slots and, edge-balanced, its edges at
+// EDGES_PER_LANE; every later level of a chain the most the largest level
+// can use), with the search position (level, form, buffer) kept here as the
+// engine keeps it. Built with -DVYRE_TEST_STUCK_BARRIER, its `stuck` mode
+// checks that a fused launch whose barrier never opens ends once the host
+// sets the abort word. See README.md.
 
 #include "cuda_emu.hpp"
 #include "kernels.inc"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdarg>
 #include <deque>
 #include <functional>
@@ -191,6 +198,7 @@ static Tree reference(const Graph& g, const std::vector<u32>& sources) {
 enum Topology { WarpSparse, Sparse, Hybrid, Dense, BlockDense, Fused };
 static const char* NAMES[] = {"WarpSparse", "Sparse", "Hybrid", "Dense", "BlockDense", "Fused"};
 static bool is_bitmap(Topology t) { return t == Dense || t == BlockDense; }
+static bool is_edge_balanced(Topology t) { return t == Sparse || t == Hybrid; }
 
 struct Record {
     u32 level, frontier_in, frontier_out;
@@ -204,10 +212,13 @@ struct Backend {
     const Graph* g = nullptr;
     u64 *out_off, *in_off;
     u32 *out_tgt, *in_tgt, *depth, *parent, *queue[2], *bitmap[2], *control, *history, *level_log, *work;
+    u32* abort_word;  // pinned host memory in the backend; here the shared mapping
     u32 max_out_degree = 0;
     u64 work_words = 0;
-    // search state
-    u32 level = 0, frontier_len = 0, cur_queue = 0, cur_bitmap = 0, epoch = 0;
+    // The search position, as the engine keeps it: the frontier lives in
+    // buffer `buffer` of its form.
+    u32 level = 0, frontier_len = 0, buffer = 0, epoch = 0;
+    u64 frontier_edges = 0;
     bool bitmap_form = false;
 
     Backend() { dev.init(size_t(256) << 20); }
@@ -230,6 +241,7 @@ struct Backend {
         a.level_log = (VyreLevelRecord*)level_log;
         a.max_out_degree = max_out_degree;
         a.work = work;
+        a.abort_flag = abort_word;
         a.work_words = work_words;
         a.band_max_frontier_edges = ~0ull;
         a.vertex_count = g->out.n();
@@ -272,6 +284,8 @@ struct Backend {
         // DeviceLayout::work_bytes: 2n + ceil(m / 512) + 1024 words.
         work_words = 2 * (u64)n + (e + 511) / 512 + 1024;
         work = dev.alloc<u32>(work_words);
+        abort_word = dev.alloc<u32>(1);
+        *abort_word = 0;
         std::memset(control, 0, 256);
         return emu_launch(vyre_init_search, setup_blocks(n), 64, base());
     }
@@ -286,7 +300,9 @@ struct Backend {
         if (!emu_launch(vyre_seed_sources, setup_blocks(sources.size()), 64, a)) return false;
         level = 0;
         frontier_len = (u32)sources.size();
-        cur_queue = cur_bitmap = 0;
+        frontier_edges = 0;
+        for (u32 s : sources) frontier_edges += g->out.deg(s);
+        buffer = 0;
         bitmap_form = false;
         epoch = 0;
         return true;
@@ -302,20 +318,22 @@ struct Backend {
         for (u32 i = 0; i < max_levels && i < HISTORY_LEVELS; ++i) history[8 * i + 3] = 0;
         a.band_max_frontier_edges = band;
         a.max_levels = max_levels;
+        a.edges_per_lane = is_edge_balanced(t) ? VYRE_ENGINE_EDGES_PER_LANE : 0;
         const u32 n = g->out.n();
+        // A conversion moves the frontier into the same buffer of the other form.
         if (is_bitmap(t) && !bitmap_form) {
-            a.queue_in = queue[cur_queue];
-            a.bitmap_out = bitmap[cur_bitmap];
-            std::memset(bitmap[cur_bitmap], 0, std::max<u64>((n + 31) / 32, 1) * 4);
+            a.queue_in = queue[buffer];
+            a.bitmap_out = bitmap[buffer];
+            std::memset(bitmap[buffer], 0, std::max<u64>((n + 31) / 32, 1) * 4);
             if (!emu_launch(vyre_queue_to_bitmap, setup_blocks(frontier_len), 64, a)) return out;
         } else if (!is_bitmap(t) && bitmap_form) {
-            a.bitmap_in = bitmap[cur_bitmap];
-            a.queue_out = queue[cur_queue];
+            a.bitmap_in = bitmap[buffer];
+            a.queue_out = queue[buffer];
             if (!emu_launch(vyre_bitmap_to_queue, setup_blocks((n + 31) / 32), 64, a)) return out;
         }
         if (t == Fused) {
-            a.queue_in = queue[cur_queue];
-            a.queue_out = queue[cur_queue ^ 1];
+            a.queue_in = queue[buffer];
+            a.queue_out = queue[buffer ^ 1];
             a.level = level;
             a.max_levels = max_levels;
             if (!emu_launch(vyre_fused, first_blocks, width, a)) return out;
@@ -326,11 +344,12 @@ struct Backend {
                                   : t == Dense    ? vyre_dense
                                                   : vyre_block_dense;
             for (u32 i = 0; i < max_levels; ++i) {
-                const u32 p = i & 1;
-                a.queue_in = queue[cur_queue ^ p];
-                a.queue_out = queue[cur_queue ^ p ^ 1];
-                a.bitmap_in = bitmap[cur_bitmap ^ p];
-                a.bitmap_out = bitmap[cur_bitmap ^ p ^ 1];
+                // SearchPosition::buffer_of_level: level i reads buffer ^ (i & 1).
+                const u32 p = buffer ^ (i & 1);
+                a.queue_in = queue[p];
+                a.queue_out = queue[p ^ 1];
+                a.bitmap_in = bitmap[p];
+                a.bitmap_out = bitmap[p ^ 1];
                 a.level = level + i;
                 a.history_index = i;
                 if (!emu_launch(k, i == 0 ? first_blocks : later_blocks, width, a)) return out;
@@ -368,11 +387,13 @@ struct Backend {
         const u64 cur_edges = control[20] | ((u64)control[21] << 32);
         if (cur_edges != out.back().out_edges)
             fail("cur_edges %llu but the last record says %llu", cur_edges, out.back().out_edges);
+        // SearchPosition::after.
         const u32 run = (u32)out.size();
         level += run;
         frontier_len = out.back().frontier_out;
+        frontier_edges = out.back().out_edges;
         bitmap_form = is_bitmap(t);
-        if (bitmap_form) cur_bitmap ^= run & 1; else cur_queue ^= run & 1;
+        buffer ^= run & 1;
         return out;
     }
 };
@@ -393,6 +414,17 @@ static u32 slots(Topology t, u32 frontier, u32 n) {
         case BlockDense: return (n + 31) / 32;
         default: return frontier;
     }
+}
+
+// Most workgroups of a per-wave launch here (the emulated device's "resident" grid).
+static const u32 MOST_BLOCKS = 6;
+
+// LevelSizing::workgroups: lanes for every slot and, edge-balanced, for every
+// EDGES_PER_LANE edges; between 1 and MOST_BLOCKS workgroups.
+static u32 workgroups(Topology t, u32 width, u32 vertices, u64 edges, u32 n) {
+    u64 lanes = slots(t, vertices, n);
+    if (is_edge_balanced(t)) lanes = std::max<u64>(lanes, (edges + VYRE_ENGINE_EDGES_PER_LANE - 1) / VYRE_ENGINE_EDGES_PER_LANE);
+    return (u32)std::min<u64>(std::max<u64>((lanes + width - 1) / width, 1), MOST_BLOCKS);
 }
 
 static void search(Backend& b, const Graph& g, const std::vector<u32>& sources, const std::string& what,
@@ -418,15 +450,11 @@ static void search(Backend& b, const Graph& g, const std::vector<u32>& sources, 
         }
         Choice c = choose(wave, b.level);
         const u32 level0 = b.level, len0 = b.frontier_len;
-        u32 blocks = c.blocks ? c.blocks : std::min<u32>(std::max<u32>((slots(c.t, len0, n) + width - 1) / width, 1), 6);
-        if (!c.blocks && (c.t == Sparse || c.t == Hybrid)) {
-            // Edge-balanced levels get blocks for their edges, as the backend sizes them.
-            const u64 per = 4ull * width;
-            const u64 work = oe[level0] + (c.t == Sparse ? len0 : 0);
-            blocks = std::max<u32>(blocks, (u32)std::min<u64>((work + per - 1) / per, 6));
-        }
+        if (b.frontier_edges != oe[level0]) fail("%s: the position says %llu frontier edges, the reference %llu", what.c_str(), b.frontier_edges, oe[level0]);
+        // The engine's grids: the first level's by its frontier, later ones the largest level's.
+        u32 blocks = c.blocks ? c.blocks : workgroups(c.t, width, len0, b.frontier_edges, n);
         if (c.t == Fused && !c.blocks) blocks = std::min<u32>(std::max<u32>((len0 + width - 1) / width, 1), 4);
-        const u32 later = c.t == Fused ? blocks : std::min<u32>(std::max<u32>((slots(c.t, n, n) + width - 1) / width, 1), 6);
+        const u32 later = c.t == Fused ? blocks : workgroups(c.t, width, n, g.out.tgt.size(), n);
         auto recs = b.run(c.t, c.max_levels, c.band, width, blocks, later);
         if (recs.empty()) {
             fail("%s: wave %u (%s) failed", what.c_str(), wave, NAMES[c.t]);
@@ -473,9 +501,55 @@ static void search(Backend& b, const Graph& g, const std::vector<u32>& sources, 
     }
 }
 
+#ifdef VYRE_TEST_STUCK_BARRIER
+// The test-only fused kernel whose barrier never opens: a launch of several
+// blocks must end once the host sets the abort word, a one-block launch
+// (no barrier) still runs, and after a fresh begin every search matches.
+static void stuck_barrier(Backend& b, const Graph& g) {
+    using Clock = std::chrono::steady_clock;
+    if (!b.upload(g) || !b.begin({0})) {
+        fail("%s: upload failed", g.name.c_str());
+        return;
+    }
+    VyreArgs a = b.base();
+    a.queue_in = b.queue[0];
+    a.queue_out = b.queue[1];
+    a.epoch = 1;
+    a.max_levels = HISTORY_LEVELS;
+    const auto start = Clock::now();
+    std::thread host([&] {
+        std::this_thread::sleep_for(std::chrono::seconds(1));
+        __atomic_store_n(b.abort_word, 1u, __ATOMIC_SEQ_CST);
+    });
+    const bool ended = emu_launch(vyre_fused, 3, 64, a);
+    host.join();
+    const double s = std::chrono::duration<double>(Clock::now() - start).count();
+    if (!ended) fail("%s: the aborted fused launch did not end cleanly", g.name.c_str());
+    if (s < 0.9) fail("%s: the stuck launch ended after %.2f s, before the abort", g.name.c_str(), s);
+    if (s > 10) fail("%s: the launch took %.2f s to leave after the abort", g.name.c_str(), s);
+    *b.abort_word = 0;
+    search(b, g, {0}, "sparse after an abort on " + g.name, [](u32, u32) { return Choice{Sparse}; });
+    search(b, g, {0}, "one-block fused after an abort on " + g.name,
+           [](u32, u32) { return Choice{Fused, HISTORY_LEVELS, ~0ull, 1}; });
+    if (!failures) std::printf("ok: %s: a stuck fused launch left %.2f s after its start (abort at 1 s)\n", g.name.c_str(), s);
+}
+#endif
+
 int main(int argc, char** argv) {
     const std::string only = argc > 1 ? argv[1] : "";
     Backend b;
+    if (only == "stuck") {
+#ifdef VYRE_TEST_STUCK_BARRIER
+        // Light (no pieces) and heavy (the first frontier's pieces, a barrier before level 0).
+        for (const Graph& g : corpus()) {
+            if (g.name == "grid 24x17" || g.name == "star 3000") stuck_barrier(b, g);
+        }
+        return failures ? 1 : 0;
+#else
+        std::fprintf(stderr, "the stuck mode needs a build with -DVYRE_TEST_STUCK_BARRIER (run.sh stuck)\n");
+        return 2;
+#endif
+    }
     const Topology all[] = {WarpSparse, Sparse, Hybrid, Dense, BlockDense, Fused};
     for (const Graph& g : corpus()) {
         if (!b.upload(g)) {

@@ -1,11 +1,23 @@
 #!/usr/bin/env bash
 # Build and run the CPU emulation of the vyre CUDA kernels (see README.md).
-# Usage: crates/vyre-cuda/emu/run.sh [forced|rotate|chains|fused]
+# Usage: crates/vyre-cuda/emu/run.sh [forced|rotate|chains|fused|stuck]
+# Without an argument: every mode, `stuck` (a build of the test-only fused
+# kernel whose barrier never opens) last.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 build="${TMPDIR:-/tmp}/vyre-cuda-emu"
 mkdir -p "$build"
 "$here/kernels_inc.sh" "$build/kernels.inc"
-g++ -std=c++20 -O2 -g -pthread -Wall -Wno-unused-parameter -Wno-unused-variable \
-    -I"$build" -I"$here" "$here/harness.cpp" -o "$build/harness"
-exec "$build/harness" "$@"
+compile() {
+    g++ -std=c++20 -O2 -g -pthread -Wall -Wno-unused-parameter -Wno-unused-variable \
+        -I"$build" -I"$here" "$@" "$here/harness.cpp"
+}
+mode="${1:-}"
+if [ "$mode" != stuck ]; then
+    compile -o "$build/harness"
+    "$build/harness" "$@"
+fi
+if [ -z "$mode" ] || [ "$mode" = stuck ]; then
+    compile -DVYRE_TEST_STUCK_BARRIER -o "$build/harness-stuck"
+    "$build/harness-stuck" stuck
+fi

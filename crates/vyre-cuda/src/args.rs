@@ -1,80 +1,211 @@
 //! The host side of what kernels share with the host: the argument block
-//! every kernel takes, and the sizes of the control block and level records
-//! they write. Layouts mirror `shaders/cuda/common.cuh`.
+//! every kernel takes and the level record kernels write into mapped host
+//! memory, each defined once here. [`shared_struct!`] makes the Rust struct
+//! and the list of its fields from one declaration, and [`layout_asserts`]
+//! turns that list into `static_assert`s on the C structs of
+//! `shaders/cuda/common.cuh`, compiled with the kernels: a field that moves
+//! on either side fails the NVRTC compile.
+
+use std::fmt::Write;
 
 use cudarc::driver::DeviceRepr;
 use vyre_driver::backend::{CONTROL_BYTES, LEVEL_RECORD_BYTES};
 
-/// `VyreArgs` of `common.cuh`: device pointers and per-launch scalars.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, Eq, PartialEq)]
-pub(crate) struct KernelArgs {
-    pub out_offsets: u64,
-    pub out_targets: u64,
-    pub in_offsets: u64,
-    pub in_targets: u64,
-    pub depth: u64,
-    pub parent: u64,
-    pub queue_in: u64,
-    pub queue_out: u64,
-    pub bitmap_in: u64,
-    pub bitmap_out: u64,
-    pub control: u64,
-    /// Mapped host memory: the level records the host reads.
-    pub history: u64,
-    /// Device memory of the same size, where the fused kernel keeps its
-    /// records while it runs (copied to `history` as it exits).
-    pub level_log: u64,
-    pub work: u64,
-    pub band_max_frontier_edges: u64,
-    pub work_words: u64,
-    pub vertex_count: u32,
-    pub level: u32,
-    pub history_index: u32,
-    pub epoch: u32,
-    pub max_levels: u32,
-    pub aux: u32,
-    /// Largest out-degree of the graph, saturated at `u32::MAX`: below
-    /// `VYRE_LIGHT_DEGREE` (32) the fused kernel needs no heavy-vertex
-    /// pieces.
-    pub max_out_degree: u32,
-    /// Padding to a whole 8 bytes, always 0.
-    pub reserved: u32,
+/// Where the fields of a `#[repr(C)]` struct lie, and the C struct it
+/// mirrors.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Layout {
+    /// The C struct's name in `common.cuh`.
+    pub c_name: &'static str,
+    /// `size_of` the Rust struct.
+    pub size: usize,
+    /// `(name, offset, size)` of every field, in declaration order.
+    pub fields: &'static [(&'static str, usize, usize)],
 }
 
-// The kernels static_assert the same size.
-const _: () = assert!(std::mem::size_of::<KernelArgs>() == 160);
-const _: () = assert!(std::mem::align_of::<KernelArgs>() == 8);
+impl Layout {
+    /// Whether the fields follow each other without gaps and fill the struct
+    /// exactly, so that listing them lists all of it.
+    const fn is_packed(&self) -> bool {
+        let mut end = 0;
+        let mut i = 0;
+        while i < self.fields.len() {
+            if self.fields[i].1 != end {
+                return false;
+            }
+            end += self.fields[i].2;
+            i += 1;
+        }
+        end == self.size
+    }
+}
 
-// SAFETY: `KernelArgs` is `repr(C)`, plain integers with no padding (16
-// u64 then 8 u32 = 160 bytes, asserted above), and matches `VyreArgs`
-// field for field, so its bytes are a valid kernel parameter.
+/// A `#[repr(C)]` struct shared with the kernels, and its [`Layout`]
+/// (`Self::LAYOUT`), from one list of fields.
+macro_rules! shared_struct {
+    (
+        $(#[$meta:meta])*
+        $name:ident mirrors $c_name:literal {
+            $($(#[$field_meta:meta])* $field:ident: $ty:ty,)*
+        }
+    ) => {
+        $(#[$meta])*
+        #[repr(C)]
+        #[derive(Clone, Copy, Debug, Default, Eq, PartialEq)]
+        pub(crate) struct $name {
+            $($(#[$field_meta])* pub $field: $ty,)*
+        }
+
+        impl $name {
+            /// Where every field lies, for the kernels' `static_assert`s.
+            pub(crate) const LAYOUT: Layout = Layout {
+                c_name: $c_name,
+                size: std::mem::size_of::<$name>(),
+                fields: &[$((
+                    stringify!($field),
+                    std::mem::offset_of!($name, $field),
+                    std::mem::size_of::<$ty>(),
+                )),*],
+            };
+        }
+
+        const _: () = assert!($name::LAYOUT.is_packed(), "shared structs have no padding");
+    };
+}
+
+shared_struct! {
+    /// `VyreArgs`: device pointers and per-launch scalars.
+    KernelArgs mirrors "VyreArgs" {
+        out_offsets: u64,
+        out_targets: u64,
+        in_offsets: u64,
+        in_targets: u64,
+        depth: u64,
+        parent: u64,
+        queue_in: u64,
+        queue_out: u64,
+        bitmap_in: u64,
+        bitmap_out: u64,
+        control: u64,
+        /// Mapped host memory: the level records the host reads.
+        history: u64,
+        /// Device memory of the same size, where the fused kernel keeps its
+        /// records while it runs (copied to `history` as it exits).
+        level_log: u64,
+        work: u64,
+        /// Mapped host memory: a word the host sets when a command passes
+        /// its deadline; kernels that wait for other blocks stop then.
+        abort_flag: u64,
+        band_max_frontier_edges: u64,
+        work_words: u64,
+        vertex_count: u32,
+        level: u32,
+        history_index: u32,
+        epoch: u32,
+        max_levels: u32,
+        aux: u32,
+        /// Largest out-degree of the graph, saturated at `u32::MAX`: below
+        /// `VYRE_LIGHT_DEGREE` (32) the fused kernel needs no heavy-vertex
+        /// pieces.
+        max_out_degree: u32,
+        /// Edges a thread of an edge-balanced level is given (the command's
+        /// `LevelSizing::edges_per_lane`); 0 for the other topologies.
+        edges_per_lane: u32,
+    }
+}
+
+shared_struct! {
+    /// `VyreLevelRecord`: one level of a command, as the kernels record it.
+    DeviceRecord mirrors "VyreLevelRecord" {
+        level: u32,
+        frontier_in: u32,
+        frontier_out: u32,
+        /// The command that wrote the record, stored last.
+        epoch: u32,
+        frontier_out_edges: u64,
+        edges_examined: u64,
+    }
+}
+
+const _: () = assert!(std::mem::size_of::<DeviceRecord>() as u64 == LEVEL_RECORD_BYTES);
+
+// SAFETY: `KernelArgs` is `repr(C)`, plain integers with no padding (checked
+// above), and matches `VyreArgs` field for field (the static_asserts of
+// `layout_asserts`, compiled with the kernels), so its bytes are a valid
+// kernel parameter.
 unsafe impl DeviceRepr for KernelArgs {}
 
 /// `u32` words of the control block.
 pub(crate) const CONTROL_WORDS: usize = (CONTROL_BYTES / 4) as usize;
-/// `u32` words of one level record.
-pub(crate) const RECORD_WORDS: usize = (LEVEL_RECORD_BYTES / 4) as usize;
+
+/// The layouts the kernels check.
+const SHARED: [Layout; 2] = [KernelArgs::LAYOUT, DeviceRecord::LAYOUT];
+
+/// C `static_assert`s that each struct of `layouts` has the size and field
+/// offsets of its Rust mirror.
+pub(crate) fn layout_asserts_of(layouts: &[Layout]) -> String {
+    let mut out = String::new();
+    for layout in layouts {
+        let c = layout.c_name;
+        let _ = writeln!(
+            out,
+            "static_assert(sizeof({c}) == {}, \"{c} is {} bytes in crates/vyre-cuda/src/args.rs\");",
+            layout.size, layout.size
+        );
+        for (field, offset, _) in layout.fields {
+            let _ = writeln!(
+                out,
+                "static_assert(__builtin_offsetof({c}, {field}) == {offset}, \"{c}.{field} is at byte {offset} in crates/vyre-cuda/src/args.rs\");"
+            );
+        }
+    }
+    out
+}
+
+/// The `static_assert`s of every struct shared with the kernels, compiled
+/// after `common.cuh`.
+pub(crate) fn layout_asserts() -> String {
+    layout_asserts_of(&SHARED)
+}
 
 #[cfg(test)]
 mod tests {
-    use std::mem::offset_of;
-
     use super::*;
 
     #[test]
-    fn layouts_match_the_kernels() {
-        // common.cuh: VyreLevelRecord is 8 words, VyreControl 64.
-        assert_eq!(RECORD_WORDS, 8);
-        assert_eq!(CONTROL_WORDS, 64);
-        // VyreArgs: level_log after history, work_words after the band.
-        assert_eq!(offset_of!(KernelArgs, history), 88);
-        assert_eq!(offset_of!(KernelArgs, level_log), 96);
-        assert_eq!(offset_of!(KernelArgs, work), 104);
-        assert_eq!(offset_of!(KernelArgs, band_max_frontier_edges), 112);
-        assert_eq!(offset_of!(KernelArgs, work_words), 120);
-        assert_eq!(offset_of!(KernelArgs, vertex_count), 128);
-        assert_eq!(offset_of!(KernelArgs, aux), 148);
-        assert_eq!(offset_of!(KernelArgs, max_out_degree), 152);
+    fn every_field_of_both_structs_is_asserted() {
+        let asserts = layout_asserts();
+        for layout in SHARED {
+            for (field, offset, _) in layout.fields {
+                let line = format!(
+                    "static_assert(__builtin_offsetof({}, {field}) == {offset},",
+                    layout.c_name
+                );
+                assert!(asserts.contains(&line), "{line}");
+            }
+        }
+        assert_eq!(
+            asserts.lines().count(),
+            2 + KernelArgs::LAYOUT.fields.len() + DeviceRecord::LAYOUT.fields.len()
+        );
+        assert!(asserts.contains("static_assert(sizeof(VyreArgs) == 168,"));
+        assert!(asserts.contains("static_assert(sizeof(VyreLevelRecord) == 32,"));
+    }
+
+    #[test]
+    fn layouts_with_a_gap_or_a_missing_field_are_not_packed() {
+        assert!(KernelArgs::LAYOUT.is_packed() && DeviceRecord::LAYOUT.is_packed());
+        let gap = Layout {
+            c_name: "X",
+            size: 16,
+            fields: &[("a", 0, 4), ("b", 8, 8)],
+        };
+        assert!(!gap.is_packed());
+        let short = Layout {
+            c_name: "X",
+            size: 16,
+            fields: &[("a", 0, 8)],
+        };
+        assert!(!short.is_packed());
     }
 }

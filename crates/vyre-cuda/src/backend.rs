@@ -1,35 +1,49 @@
 //! [`CudaBackend`]: the [`Backend`] contract on one CUDA device.
 
+use std::mem::ManuallyDrop;
 use std::sync::Arc;
 
 use vyre_driver::backend::{
-    Backend, BackendError, DeviceCapabilities, DeviceLayout, WaveCommand, WaveReport,
+    Backend, BackendError, CheckedCommand, DeviceCapabilities, DeviceLayout, SearchSources,
+    WaveReport,
 };
 use vyre_graph::Graph;
 
+use crate::args::KernelArgs;
 use crate::buffers::DeviceGraph;
-use crate::command::{DeviceLimits, SearchState, plan_command};
 use crate::device::{CudaOpenRequest, Device, open_device};
 use crate::error::during;
-use crate::kernels::{Launch, launch};
+use crate::kernels::{Launch, SETUP_WIDTH, launch};
 use crate::ptx_cache::PtxOrigin;
 use crate::timing::EventPool;
-use crate::wave::run_command;
+use crate::wave::{grids, run_command};
 
 /// One CUDA device running vyre's kernels.
 ///
 /// Kernels are compiled by NVRTC for the device's architecture when the
 /// backend opens (or read from the PTX cache). All work goes to one stream;
-/// every command ends with one readback of the levels it ran.
+/// every command ends with one wait, within the wait limit, and the levels
+/// it ran are read from mapped host memory. The backend holds device buffers
+/// only: where the search stands comes in every command.
 pub struct CudaBackend {
-    device: Device,
-    graph: Option<DeviceGraph>,
-    search: Option<SearchState>,
+    /// Leaked instead of dropped when the device is stuck: freeing would
+    /// wait for the stuck kernel.
+    held: ManuallyDrop<Held>,
     /// Number of the current command (never 0, never reused before it
     /// wraps): kernels of a chain stop once the control block's stop flag
     /// holds it, and the host knows a level record is this command's by it.
     epoch: u32,
+    /// Whether the device buffers hold a search that commands may continue:
+    /// set by `begin_search`, cleared by an upload and by a command that
+    /// failed (its counters and queues are in an unknown state).
+    search_begun: bool,
+}
+
+/// What the backend holds on the device, in the order it is freed.
+struct Held {
+    graph: Option<DeviceGraph>,
     events: EventPool,
+    device: Device,
 }
 
 impl CudaBackend {
@@ -38,32 +52,29 @@ impl CudaBackend {
     /// # Errors
     ///
     /// [`BackendError`] of kind `Unavailable` when there is no CUDA driver,
-    /// no such device, or no NVRTC (and no cached PTX); a device error when
-    /// the driver fails.
+    /// no such device, or no NVRTC; a device error when the driver fails.
     pub fn open(request: &CudaOpenRequest) -> Result<Self, BackendError> {
         Ok(Self {
-            device: open_device(request)?,
-            graph: None,
-            search: None,
+            held: ManuallyDrop::new(Held {
+                graph: None,
+                events: EventPool::default(),
+                device: open_device(request)?,
+            }),
             epoch: 0,
-            events: EventPool::default(),
+            search_begun: false,
         })
     }
 
     /// The architecture the kernels were compiled for, e.g. `sm_90`.
     #[must_use]
     pub fn arch(&self) -> &str {
-        self.device.arch.as_str()
+        self.held.device.arch.as_str()
     }
 
     /// Where the kernels' PTX came from when the backend opened.
     #[must_use]
     pub fn ptx_origin(&self) -> PtxOrigin {
-        self.device.ptx_origin
-    }
-
-    fn graph_mut(&mut self) -> Result<&mut DeviceGraph, BackendError> {
-        self.graph.as_mut().ok_or_else(not_uploaded)
+        self.held.device.ptx_origin
     }
 
     fn next_epoch(&mut self) -> u32 {
@@ -71,20 +82,10 @@ impl CudaBackend {
         self.epoch
     }
 
-    /// A set-up launch of `kernel` over `items` work items.
-    fn setup_launch(
-        &self,
-        kernel: &cudarc::driver::CudaFunction,
-        items: u64,
-        args: &crate::args::KernelArgs,
-    ) -> Result<(), BackendError> {
-        let grid = Launch::setup(items, self.device.sm_count.saturating_mul(16));
-        launch(&self.device.stream, kernel, grid, args, false)
-    }
-
     fn read_vertex_array(&mut self, depth: bool, out: &mut [u32]) -> Result<(), BackendError> {
-        let stream = std::sync::Arc::clone(&self.device.stream);
-        let graph = self.graph_mut()?;
+        let held = &mut *self.held;
+        held.device.watchdog.ready()?;
+        let graph = held.graph.as_mut().ok_or_else(not_uploaded)?;
         let n = graph.layout.vertex_count as usize;
         if out.len() != n {
             return Err(BackendError::new(format!(
@@ -95,113 +96,129 @@ impl CudaBackend {
         if n == 0 {
             return Ok(());
         }
-        let source = if depth { &graph.depth } else { &graph.parent };
-        stream
-            .memcpy_dtoh(&source.slice(0..n), out)
-            .map_err(during("result readback"))?;
-        stream.synchronize().map_err(during("synchronize"))
+        let stream = Arc::clone(&held.device.stream);
+        // A copy into pageable memory returns only once the stream reaches
+        // it: wait for the stream first, within the limit.
+        let watchdog = &mut held.device.watchdog;
+        let result = watchdog
+            .wait(&stream, "the work before the result readback")
+            .and_then(|()| {
+                let source = if depth { &graph.depth } else { &graph.parent };
+                stream
+                    .memcpy_dtoh(&source.slice(0..n), out)
+                    .map_err(during("result readback"))
+            })
+            .and_then(|()| watchdog.wait(&stream, "the result readback"));
+        if result.is_err() {
+            self.search_begun = false;
+        }
+        result
     }
+}
+
+/// A set-up launch of `kernel` over `items` work items, at most a
+/// device-full of blocks (the kernels stride).
+fn setup_launch(
+    device: &Device,
+    kernel: &cudarc::driver::CudaFunction,
+    items: u64,
+    args: &KernelArgs,
+) -> Result<(), BackendError> {
+    let most = (device.caps.resident_lanes / SETUP_WIDTH).max(1);
+    launch(
+        &device.stream,
+        kernel,
+        Launch::setup(items, most),
+        args,
+        false,
+    )
 }
 
 impl Backend for CudaBackend {
     fn capabilities(&self) -> &DeviceCapabilities {
-        &self.device.caps
+        &self.held.device.caps
     }
 
     fn upload(&mut self, graph: &Arc<Graph>, layout: &DeviceLayout) -> Result<(), BackendError> {
+        self.held.device.watchdog.ready()?;
+        self.search_begun = false;
+        let held = &mut *self.held;
         // Free the previous graph first so its memory can be reused.
-        self.search = None;
-        self.graph = None;
-        let stream = &self.device.stream;
-        let uploaded = DeviceGraph::upload(stream, graph, layout)?;
-        let args = uploaded.base_args(stream);
-        self.setup_launch(
-            &self.device.kernels.init_search,
-            u64::from(layout.vertex_count),
-            &args,
-        )?;
+        held.graph = None;
+        let device = &mut held.device;
+        let stream = Arc::clone(&device.stream);
+        let limit = device.watchdog.limit();
+        let uploaded = DeviceGraph::upload(&stream, graph, layout, limit)?;
+        let args = uploaded.base_args(&stream, device.watchdog.abort_ptr());
+        let vertices = u64::from(layout.vertex_count);
+        setup_launch(device, &device.kernels.init_search, vertices, &args)?;
         // Surface allocation and copy failures here, not in the first wave.
-        stream.synchronize().map_err(during("upload"))?;
-        self.graph = Some(uploaded);
+        device.watchdog.wait(&stream, "the graph upload")?;
+        held.graph = Some(uploaded);
         Ok(())
     }
 
     fn allocated_bytes(&self) -> u64 {
-        self.graph.as_ref().map_or(0, |g| g.bytes)
+        self.held.graph.as_ref().map_or(0, |g| g.bytes)
     }
 
-    fn begin_search(&mut self, sources: &[u32]) -> Result<(), BackendError> {
-        let stream = Arc::clone(&self.device.stream);
-        let graph = self.graph.as_mut().ok_or_else(not_uploaded)?;
-        let n = graph.layout.vertex_count;
-        check_sources(sources, n)?;
-        self.search = None;
-        let count = sources.len() as u32;
-        let source_edges: u64 = sources
-            .iter()
-            .map(|&s| graph.graph.out_edges().degree(s))
-            .sum();
+    fn begin_search(&mut self, sources: &SearchSources) -> Result<(), BackendError> {
+        let held = &mut *self.held;
+        held.device.watchdog.ready()?;
+        let graph = held.graph.as_mut().ok_or_else(not_uploaded)?;
+        self.search_begun = false;
+        let device = &held.device;
+        let stream = &device.stream;
+        let ids = sources.ids();
         stream
             .memset_zeros(&mut graph.control)
             .map_err(during("control block clear"))?;
-        if count > 0 {
-            stream
-                .memcpy_htod(sources, &mut graph.queues[0].slice_mut(0..sources.len()))
-                .map_err(during("source upload"))?;
-        }
-        let mut args = graph.base_args(&stream);
-        args.queue_out = graph.queue_ptr(&stream, 0);
-        args.aux = count;
-        let kernels = &self.device.kernels;
-        self.setup_launch(&kernels.init_search, u64::from(n), &args)?;
-        self.setup_launch(&kernels.seed_sources, u64::from(count), &args)?;
-        self.search = Some(SearchState::start(count, source_edges));
+        stream
+            .memcpy_htod(ids, &mut graph.queues[0].slice_mut(0..ids.len()))
+            .map_err(during("source upload"))?;
+        let mut args = graph.base_args(stream, device.watchdog.abort_ptr());
+        args.queue_out = graph.queue_ptr(stream, 0);
+        args.aux = sources.len();
+        let vertices = u64::from(graph.layout.vertex_count);
+        setup_launch(device, &device.kernels.init_search, vertices, &args)?;
+        setup_launch(
+            device,
+            &device.kernels.seed_sources,
+            u64::from(sources.len()),
+            &args,
+        )?;
+        self.search_begun = true;
         Ok(())
     }
 
-    fn run_wave(&mut self, command: &WaveCommand) -> Result<WaveReport, BackendError> {
-        let graph = self.graph.as_ref().ok_or_else(not_uploaded)?;
-        let state = self.search.ok_or_else(|| {
-            BackendError::new("no search is in progress (none begun, or the last one failed). Fix: call begin_search before run_wave.")
-        })?;
-        let limits = DeviceLimits {
-            device_name: self.device.caps.device_name.clone(),
-            max_width: self.device.caps.max_workgroup_size_x,
-            max_grid: self.device.max_grid_x,
-            fused_width: self.device.caps.resident_workgroup_size,
-            resident_workgroups: self.device.caps.resident_workgroups,
-            history_levels: graph.layout.max_levels_per_command,
-            resident_threads: self.device.resident_threads,
-            vertex_count: graph.layout.vertex_count,
-            edge_count: graph.layout.edge_count,
-        };
-        let plan = plan_command(command, &limits, &state)?;
-        let epoch = self.next_epoch();
-        let graph = self.graph.as_mut().ok_or_else(not_uploaded)?;
-        match run_command(
-            &self.device,
-            graph,
-            &mut self.events,
-            command,
-            &plan,
-            &state,
-            epoch,
-        ) {
-            Ok(outcome) => {
-                self.search = Some(state.after(
-                    command.topology,
-                    outcome.levels_run,
-                    outcome.frontier_len,
-                    outcome.frontier_edges,
-                ));
-                Ok(outcome.report)
-            }
-            Err(e) => {
-                // The device state of the search is unknown now.
-                self.search = None;
-                Err(e)
-            }
+    fn run_wave(&mut self, command: &CheckedCommand) -> Result<WaveReport, BackendError> {
+        let max_grid = self.held.device.caps.max_compute_workgroups_per_dimension;
+        self.held.device.watchdog.ready()?;
+        if self.held.graph.is_none() {
+            return Err(not_uploaded());
         }
+        if !self.search_begun {
+            return Err(BackendError::new(
+                "no search is in progress (none begun since the upload, or the last command failed). Fix: call begin_search before run_wave.",
+            ));
+        }
+        // Refused before anything is enqueued: the search goes on.
+        let grids = grids(command, max_grid)?;
+        let epoch = self.next_epoch();
+        let held = &mut *self.held;
+        let graph = held.graph.as_mut().ok_or_else(not_uploaded)?;
+        let report = run_command(
+            &mut held.device,
+            graph,
+            &mut held.events,
+            command,
+            grids,
+            epoch,
+        );
+        if report.is_err() {
+            self.search_begun = false;
+        }
+        report
     }
 
     fn read_depths(&mut self, out: &mut [u32]) -> Result<(), BackendError> {
@@ -213,47 +230,19 @@ impl Backend for CudaBackend {
     }
 }
 
+impl Drop for CudaBackend {
+    fn drop(&mut self) {
+        if self.held.device.watchdog.is_stuck() {
+            // Every driver call that frees device objects may wait for the
+            // stuck kernel; the driver frees them when the process exits.
+            tracing::warn!("leaking the device objects of a stuck CUDA backend");
+            return;
+        }
+        // SAFETY: dropped once, here, and never used again.
+        unsafe { ManuallyDrop::drop(&mut self.held) };
+    }
+}
+
 fn not_uploaded() -> BackendError {
     BackendError::new("no graph is uploaded. Fix: call upload before searching.")
-}
-
-/// Sources must be distinct vertices of the graph (so at most n of them).
-fn check_sources(sources: &[u32], n: u32) -> Result<(), BackendError> {
-    if let Some(&s) = sources.iter().find(|&&s| s >= n) {
-        return Err(BackendError::new(format!(
-            "source {s} is out of range for {n} vertices. Fix: pass sources below {n}."
-        )));
-    }
-    let mut sorted = sources.to_vec();
-    sorted.sort_unstable();
-    if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
-        return Err(BackendError::new(format!(
-            "source {} is given more than once. Fix: pass distinct sources.",
-            w[0]
-        )));
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sources_must_be_distinct_and_in_range() {
-        assert!(check_sources(&[], 0).is_ok());
-        assert!(check_sources(&[0, 4, 2], 5).is_ok());
-        assert!(
-            check_sources(&[5], 5)
-                .unwrap_err()
-                .message()
-                .contains("out of range")
-        );
-        assert!(
-            check_sources(&[1, 3, 1], 5)
-                .unwrap_err()
-                .message()
-                .contains("more than once")
-        );
-    }
 }

@@ -6,6 +6,7 @@
 //! exits), which is host memory and so not counted.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DeviceRepr};
 use vyre_driver::backend::{BackendError, DeviceLayout, EdgeSegments};
@@ -24,8 +25,6 @@ pub(crate) struct DeviceCsr {
 /// Every buffer of one uploaded graph.
 pub(crate) struct DeviceGraph {
     pub layout: DeviceLayout,
-    /// The graph itself, for host-side figures (the sources' out-edges).
-    pub graph: Arc<Graph>,
     pub out_edges: DeviceCsr,
     /// Reverse CSR (directed graphs); `None` when bottom-up kernels read the
     /// out-edges.
@@ -135,12 +134,14 @@ fn upload_csr(
 }
 
 impl DeviceGraph {
-    /// Allocate the layout's buffers and copy the graph in. Depth, parent
-    /// and control are initialised by the caller (a kernel and a memset).
+    /// Allocate the layout's buffers and copy the graph in. Depth and
+    /// parent are initialised by the caller (a kernel); dropping the records
+    /// waits up to `wait_limit` for the stream.
     pub(crate) fn upload(
         stream: &Arc<CudaStream>,
-        graph: &Arc<Graph>,
+        graph: &Graph,
         layout: &DeviceLayout,
+        wait_limit: Duration,
     ) -> Result<Self, BackendError> {
         check_layout(graph, layout)?;
         let out_edges = upload_csr(stream, graph.out_edges(), layout, &layout.out_edges)?;
@@ -165,12 +166,11 @@ impl DeviceGraph {
             ],
             work: alloc(stream, layout.work_bytes())?,
             control,
-            records: HostRecords::new(stream, layout.max_levels_per_command)?,
+            records: HostRecords::new(stream, layout.max_levels_per_command, wait_limit)?,
             level_log: alloc(stream, layout.history_bytes())?,
             max_out_degree: max_out_degree(graph.out_edges()),
             bytes: 0,
             layout: *layout,
-            graph: Arc::clone(graph),
         };
         debug_assert_eq!(this.control.len(), CONTROL_WORDS);
         Ok(Self {
@@ -193,9 +193,10 @@ impl DeviceGraph {
             + words(&self.level_log)
     }
 
-    /// Arguments with every buffer of this graph filled in; the queue and
-    /// bitmap pointers are the ones at index 0 and 1 (callers pick).
-    pub(crate) fn base_args(&self, stream: &CudaStream) -> KernelArgs {
+    /// Arguments with every buffer of this graph and the abort word
+    /// (`abort_flag`) filled in; the queue and bitmap pointers are the ones
+    /// at index 0 and 1 (callers pick).
+    pub(crate) fn base_args(&self, stream: &CudaStream, abort_flag: u64) -> KernelArgs {
         let ptr64 = |s: &CudaSlice<u64>| s.device_ptr(stream).0;
         let ptr32 = |s: &CudaSlice<u32>| s.device_ptr(stream).0;
         let reverse = self.in_edges.as_ref().unwrap_or(&self.out_edges);
@@ -214,6 +215,7 @@ impl DeviceGraph {
             history: self.records.device_ptr(),
             level_log: ptr32(&self.level_log),
             work: ptr32(&self.work),
+            abort_flag,
             band_max_frontier_edges: u64::MAX,
             work_words: self.work.len() as u64,
             vertex_count: self.layout.vertex_count,
@@ -223,38 +225,38 @@ impl DeviceGraph {
             max_levels: 1,
             aux: 0,
             max_out_degree: self.max_out_degree,
-            reserved: 0,
+            edges_per_lane: 0,
         }
     }
 
-    /// Device address of queue `index`.
-    pub(crate) fn queue_ptr(&self, stream: &CudaStream, index: usize) -> u64 {
-        self.queues[index & 1].device_ptr(stream).0
+    /// Device address of queue `index` (0 or 1).
+    pub(crate) fn queue_ptr(&self, stream: &CudaStream, index: u32) -> u64 {
+        self.queues[index as usize & 1].device_ptr(stream).0
     }
 
-    /// Device address of bitmap `index`.
-    pub(crate) fn bitmap_ptr(&self, stream: &CudaStream, index: usize) -> u64 {
-        self.bitmaps[index & 1].device_ptr(stream).0
+    /// Device address of bitmap `index` (0 or 1).
+    pub(crate) fn bitmap_ptr(&self, stream: &CudaStream, index: u32) -> u64 {
+        self.bitmaps[index as usize & 1].device_ptr(stream).0
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vyre_driver::backend::BackendKind;
     use vyre_driver::backend::DeviceCapabilities;
     use vyre_driver::megakernel_execution::MegakernelDeviceCapabilities;
     use vyre_graph::build::{BuildOptions, build_graph};
 
     fn caps(offset_bytes: u32, max_binding_bytes: u64) -> DeviceCapabilities {
         DeviceCapabilities {
-            backend: BackendKind::Cuda,
             device_name: "test".into(),
             megakernel: MegakernelDeviceCapabilities::FUSION_CAPABLE,
+            barrier_reason: "cooperative launch in tests".into(),
             max_workgroup_size_x: 1024,
             max_compute_workgroups_per_dimension: u32::MAX,
             max_compute_invocations_per_workgroup: 1024,
             subgroup_size: 32,
+            resident_lanes: 25_600,
             resident_workgroups: 100,
             resident_workgroup_size: 256,
             memory_budget_bytes: 1 << 30,

@@ -50,14 +50,52 @@ impl GpuArch {
     }
 }
 
-/// The NVRTC options the kernels are compiled with for `arch`.
+/// Set to `1` to compile the test-only variant of the fused kernel whose
+/// grid barrier never opens (it ends only through the deadline's abort);
+/// for the deadline tests, never for real work.
+pub const STUCK_BARRIER_ENV: &str = "VYRE_CUDA_TEST_STUCK_BARRIER";
+
+/// The NVRTC options the kernels are compiled with for `arch` (with
+/// `-DVYRE_TEST_STUCK_BARRIER` when [`STUCK_BARRIER_ENV`] is `1`).
 #[must_use]
 pub fn compile_options(arch: &GpuArch) -> Vec<String> {
-    vec![
+    let mut options = vec![
         format!("--gpu-architecture={}", arch.as_str()),
         "--std=c++17".to_owned(),
         "-lineinfo".to_owned(),
-    ]
+    ];
+    if std::env::var(STUCK_BARRIER_ENV).is_ok_and(|v| v == "1") {
+        options.push("-DVYRE_TEST_STUCK_BARRIER".to_owned());
+    }
+    options
+}
+
+/// The version of the NVRTC library this process loads, as (major, minor).
+///
+/// # Errors
+///
+/// [`BackendError`] ([`BackendErrorKind::Unavailable`]) when NVRTC is not
+/// installed.
+pub(crate) fn nvrtc_version() -> Result<(i32, i32), BackendError> {
+    if !nvrtc_present() {
+        return Err(nvrtc_missing());
+    }
+    let (mut major, mut minor) = (0, 0);
+    // SAFETY: NVRTC is loadable (checked above); nvrtcVersion only writes
+    // the two integers.
+    let status = unsafe { cudarc::nvrtc::sys::nvrtcVersion(&raw mut major, &raw mut minor) };
+    if status != cudarc::nvrtc::sys::nvrtcResult::NVRTC_SUCCESS {
+        return Err(BackendError::unavailable(format!(
+            "NVRTC did not report its version ({status:?}). Fix: reinstall the CUDA toolkit's NVRTC."
+        )));
+    }
+    Ok((major, minor))
+}
+
+fn nvrtc_missing() -> BackendError {
+    BackendError::unavailable(
+        "NVRTC (libnvrtc.so) was not found, so the CUDA kernels cannot be compiled. Fix: install the CUDA toolkit's NVRTC (or `pip install nvidia-cuda-nvrtc`) and put the directory holding libnvrtc.so on LD_LIBRARY_PATH (e.g. /usr/local/cuda/lib64).",
+    )
 }
 
 /// Compile every kernel for `arch` (e.g. `sm_90`) and return the PTX text.
@@ -75,18 +113,20 @@ pub fn compile_ptx(arch: &str) -> Result<String, BackendError> {
 }
 
 pub(crate) fn compile_for(arch: &GpuArch) -> Result<String, BackendError> {
+    compile_source(&kernel_source(), arch)
+}
+
+/// Compile `source` (the kernels, in tests altered) for `arch`.
+fn compile_source(source: &str, arch: &GpuArch) -> Result<String, BackendError> {
     if !nvrtc_present() {
-        return Err(BackendError::unavailable(
-            "NVRTC (libnvrtc.so) was not found, so the CUDA kernels cannot be compiled. Fix: install the CUDA toolkit's NVRTC (or `pip install nvidia-cuda-nvrtc`) and put the directory holding libnvrtc.so on LD_LIBRARY_PATH (e.g. /usr/local/cuda/lib64).",
-        ));
+        return Err(nvrtc_missing());
     }
     let options = CompileOptions {
         options: compile_options(arch),
         name: Some("vyre.cu".to_owned()),
         ..CompileOptions::default()
     };
-    let ptx =
-        compile_ptx_with_opts(kernel_source(), options).map_err(|e| compile_error(arch, &e))?;
+    let ptx = compile_ptx_with_opts(source, options).map_err(|e| compile_error(arch, &e))?;
     let text = ptx.to_src();
     check_ptx(&text, arch)?;
     Ok(text)
@@ -171,5 +211,31 @@ mod tests {
         assert!(check_ptx(&ptx, &GpuArch::parse("sm_80").unwrap()).is_err());
         let without_fused = ptx.replace(".entry vyre_fused(", ".entry other(");
         assert!(check_ptx(&without_fused, &arch).is_err());
+    }
+
+    #[test]
+    fn a_field_offset_that_differs_from_rust_fails_the_compile() {
+        if !nvrtc_present() {
+            eprintln!("skipped: NVRTC not found");
+            return;
+        }
+        let arch = GpuArch::parse("sm_90").unwrap();
+        let source = kernel_source();
+        assert!(compile_source(&source, &arch).is_ok());
+        let offset = std::mem::offset_of!(crate::args::KernelArgs, abort_flag);
+        let line = format!("__builtin_offsetof(VyreArgs, abort_flag) == {offset},");
+        assert!(source.contains(&line), "{line}");
+        let moved = source.replace(
+            &line,
+            &format!(
+                "__builtin_offsetof(VyreArgs, abort_flag) == {},",
+                offset + 8
+            ),
+        );
+        let err = compile_source(&moved, &arch).unwrap_err();
+        assert!(
+            err.message().contains("VyreArgs.abort_flag is at byte"),
+            "{err}"
+        );
     }
 }

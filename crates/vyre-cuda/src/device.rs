@@ -2,18 +2,21 @@
 //! from it.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use cudarc::driver::sys::CUdevice_attribute as Attr;
-use cudarc::driver::{CudaContext, CudaStream};
-use vyre_driver::backend::{BackendError, BackendKind, DeviceCapabilities};
+use cudarc::driver::{CudaContext, CudaStream, DriverError, sys};
+use vyre_driver::backend::{BackendError, DEVICE_WAIT_LIMIT, DeviceCapabilities};
 use vyre_driver::megakernel_execution::MegakernelDeviceCapabilities;
 
 use crate::args::KernelArgs;
-use crate::compile::GpuArch;
+use crate::compile::{GpuArch, compile_for, nvrtc_version};
 use crate::error::during;
-use crate::kernels::{FUSED_WIDTH, Kernels, Launch, MAX_WIDTH, hybrid_shared_bytes, launch};
-use crate::ptx_cache::{PtxCachePolicy, PtxOrigin, forget, load_or_compile};
+use crate::kernels::{
+    FUSED_WIDTH, Kernels, Launch, MAX_WIDTH, hybrid_shared_bytes, launch, launch_raw,
+};
+use crate::ptx_cache::{PtxCachePolicy, PtxOrigin, Toolchain, forget, load_or_compile};
+use crate::wait::Watchdog;
 
 /// How to open the CUDA backend.
 #[derive(Clone, Debug, Default, Eq, PartialEq)]
@@ -26,6 +29,10 @@ pub struct CudaOpenRequest {
     /// Bytes the engine may plan for; `None` = free device memory at open
     /// minus [`memory_margin`].
     pub memory_budget_bytes: Option<u64>,
+    /// Longest the backend waits on the device for one command, upload or
+    /// readback before it aborts the kernels and reports an error; `None` =
+    /// [`DEVICE_WAIT_LIMIT`]. Tests of the deadline use a short one.
+    pub wait_limit: Option<Duration>,
 }
 
 /// Whether a CUDA driver library (libcuda) can be loaded on this machine.
@@ -55,10 +62,8 @@ pub(crate) struct Device {
     pub caps: DeviceCapabilities,
     pub arch: GpuArch,
     pub ptx_origin: PtxOrigin,
-    pub sm_count: u32,
-    pub max_grid_x: u32,
-    /// Threads resident at once over the whole device.
-    pub resident_threads: u32,
+    /// The deadline of every wait, and the abort word the kernels read.
+    pub watchdog: Watchdog,
 }
 
 pub(crate) fn open_device(request: &CudaOpenRequest) -> Result<Device, BackendError> {
@@ -85,56 +90,49 @@ pub(crate) fn open_device(request: &CudaOpenRequest) -> Result<Device, BackendEr
     let arch = GpuArch::from_compute_capability(major, minor);
     let (kernels, ptx_origin) = load_kernels(&ctx, &arch, &request.ptx_cache)?;
     let stream = ctx.new_stream().map_err(during("stream creation"))?;
+    let mut watchdog = Watchdog::new(&ctx, request.wait_limit.unwrap_or(DEVICE_WAIT_LIMIT))?;
     let attr = |a: Attr| {
         ctx.attribute(a)
             .map(|v| u32::try_from(v).unwrap_or(0))
             .map_err(during("device attribute query"))
     };
     let sm_count = attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
-    let cooperative = attr(Attr::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)? != 0 && major >= 6;
+    let cooperative = attr(Attr::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)? != 0;
     let max_block_x = attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?.min(MAX_WIDTH);
     let max_threads = attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?.min(MAX_WIDTH);
     let max_grid_x = attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?;
     let warp = attr(Attr::CU_DEVICE_ATTRIBUTE_WARP_SIZE)?;
     let threads_per_sm = attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)?;
-    let per_sm = if cooperative {
-        kernels
-            .fused
-            .occupancy_max_active_blocks_per_multiprocessor(
-                FUSED_WIDTH,
-                hybrid_shared_bytes(FUSED_WIDTH) as usize,
-                None,
-            )
-            .map_err(during("occupancy query"))?
+    let barrier = if !cooperative || major < 6 {
+        Barrier::none(format!(
+            "{name} has no cooperative launch (compute capability {major}.{minor}, cooperative launch attribute {}), which the fused kernel's grid barrier needs",
+            u32::from(cooperative)
+        ))
     } else {
-        0
+        fused_barrier(&stream, &kernels, &mut watchdog, sm_count)?
     };
-    let mut resident = per_sm.saturating_mul(sm_count);
-    if resident > 0
-        && let Err(e) = warm_up_fused(&stream, &kernels, resident)
-    {
-        // A device that cannot launch the resident grid cooperatively runs
-        // per-wave topologies only.
-        tracing::debug!("the fused kernel's warm-up launch failed ({e}); no FusedWave");
-        resident = 0;
+    if barrier.blocks == 0 {
+        tracing::info!("{name}: no FusedWave: {}", barrier.reason);
     }
     let (free, total) = ctx.mem_get_info().map_err(during("memory query"))?;
     let budget = request
         .memory_budget_bytes
         .unwrap_or_else(|| (free as u64).saturating_sub(memory_margin(total as u64)));
-    let launch_overhead_ns = calibrate_launch(&stream, &kernels)?;
+    let launch_overhead_ns = calibrate_launch(&stream, &kernels, &mut watchdog)?;
+    let resident = barrier.blocks;
     let caps = DeviceCapabilities {
-        backend: BackendKind::Cuda,
         device_name: format!("{name} (sm_{major}{minor}, {sm_count} SMs)"),
         megakernel: if resident > 0 {
             MegakernelDeviceCapabilities::FUSION_CAPABLE
         } else {
             MegakernelDeviceCapabilities::FUSION_INCAPABLE
         },
+        barrier_reason: barrier.reason,
         max_workgroup_size_x: max_block_x,
         max_compute_workgroups_per_dimension: max_grid_x,
         max_compute_invocations_per_workgroup: max_threads,
         subgroup_size: warp,
+        resident_lanes: sm_count.saturating_mul(threads_per_sm),
         resident_workgroups: resident,
         resident_workgroup_size: if resident > 0 { FUSED_WIDTH } else { 0 },
         memory_budget_bytes: budget,
@@ -146,10 +144,10 @@ pub(crate) fn open_device(request: &CudaOpenRequest) -> Result<Device, BackendEr
         device_timestamps: true,
     };
     tracing::debug!(
-        "opened {} (PTX {:?}, {} fused blocks resident, launch {:.0} ns)",
+        "opened {} (PTX {:?}, {}, launch {:.0} ns)",
         caps.device_name,
         ptx_origin,
-        resident,
+        caps.barrier_reason,
         launch_overhead_ns
     );
     Ok(Device {
@@ -159,10 +157,69 @@ pub(crate) fn open_device(request: &CudaOpenRequest) -> Result<Device, BackendEr
         caps,
         arch,
         ptx_origin,
-        sm_count,
-        max_grid_x,
-        resident_threads: sm_count.saturating_mul(threads_per_sm),
+        watchdog,
     })
+}
+
+/// The fused kernel's device-wide barrier: how many blocks are resident at
+/// once (0: no barrier), and in words how that was established or why
+/// there is none.
+struct Barrier {
+    blocks: u32,
+    reason: String,
+}
+
+impl Barrier {
+    fn none(reason: String) -> Self {
+        Self { blocks: 0, reason }
+    }
+}
+
+/// Measure the resident grid of the fused kernel and launch it once
+/// cooperatively: the barrier exists only if that launch is accepted.
+fn fused_barrier(
+    stream: &Arc<CudaStream>,
+    kernels: &Kernels,
+    watchdog: &mut Watchdog,
+    sm_count: u32,
+) -> Result<Barrier, BackendError> {
+    let per_sm = kernels
+        .fused
+        .occupancy_max_active_blocks_per_multiprocessor(
+            FUSED_WIDTH,
+            hybrid_shared_bytes(FUSED_WIDTH) as usize,
+            None,
+        )
+        .map_err(during("occupancy query"))?;
+    let blocks = per_sm.saturating_mul(sm_count);
+    if blocks == 0 {
+        return Ok(Barrier::none(format!(
+            "no block of the fused kernel ({FUSED_WIDTH} threads) can be resident on an SM"
+        )));
+    }
+    if let Err(DriverError(code)) = warm_up_fused(stream, kernels, blocks) {
+        return Ok(Barrier::none(format!(
+            "the cooperative launch of the fused kernel's {blocks} resident blocks of {FUSED_WIDTH} threads was refused ({code:?})"
+        )));
+    }
+    watchdog.wait(stream, "the fused kernel's warm-up launch")?;
+    Ok(Barrier {
+        blocks,
+        reason: format!(
+            "cooperative launch: {blocks} blocks of {FUSED_WIDTH} threads resident ({per_sm} per SM on {sm_count} SMs)"
+        ),
+    })
+}
+
+/// The driver's version, as `cuDriverGetVersion` reports it.
+fn driver_version() -> Result<i32, BackendError> {
+    let mut version = 0;
+    // SAFETY: the driver library is loaded (the context exists); the call
+    // only writes the integer.
+    unsafe { sys::cuDriverGetVersion(&raw mut version) }
+        .result()
+        .map_err(during("driver version query"))?;
+    Ok(version)
 }
 
 /// Load the kernels from cached PTX; cached PTX that the driver refuses (a
@@ -172,40 +229,47 @@ fn load_kernels(
     arch: &GpuArch,
     policy: &PtxCachePolicy,
 ) -> Result<(Kernels, PtxOrigin), BackendError> {
-    let cached = load_or_compile(arch, policy)?;
+    let tools = Toolchain {
+        nvrtc: nvrtc_version()?,
+        driver: driver_version()?,
+    };
+    let cached = load_or_compile(arch, tools, policy, || compile_for(arch))?;
     match Kernels::load(ctx, &cached.ptx) {
         Ok(kernels) => Ok((kernels, cached.origin)),
         Err(e) if cached.origin != PtxOrigin::Compiled => {
             tracing::debug!("cached PTX {} did not load ({e}); recompiling", cached.key);
             forget(&cached.key, policy);
-            let fresh = load_or_compile(arch, policy)?;
+            let fresh = load_or_compile(arch, tools, policy, || compile_for(arch))?;
             Ok((Kernels::load(ctx, &fresh.ptx)?, fresh.origin))
         }
         Err(e) => Err(e),
     }
 }
 
-/// One cooperative launch of the fused kernel over the whole resident grid
-/// that runs no level (`max_levels` 0). The driver's first cooperative
-/// launch of the kernel costs several times what later ones do (161 us
-/// against about 40 us of wall on an H200); this moves that cost from the
-/// first fused wave of a search to start-up.
+/// Enqueue one cooperative launch of the fused kernel over the whole
+/// resident grid that runs no level (`max_levels` 0): it shows whether the
+/// driver accepts the grid, and it moves the driver's costlier first
+/// cooperative launch of the kernel from the first fused wave of a search to
+/// start-up.
 fn warm_up_fused(
     stream: &Arc<CudaStream>,
     kernels: &Kernels,
     blocks: u32,
-) -> Result<(), BackendError> {
+) -> Result<(), DriverError> {
     let grid = Launch {
         blocks,
         width: FUSED_WIDTH,
         shared_bytes: hybrid_shared_bytes(FUSED_WIDTH),
     };
-    launch(stream, &kernels.fused, grid, &KernelArgs::default(), true)?;
-    stream.synchronize().map_err(during("synchronize"))
+    launch_raw(stream, &kernels.fused, grid, &KernelArgs::default(), true)
 }
 
-/// Median time of an empty launch plus synchronisation, in ns.
-fn calibrate_launch(stream: &Arc<CudaStream>, kernels: &Kernels) -> Result<f64, BackendError> {
+/// Median time of an empty launch plus the wait for it, in ns.
+fn calibrate_launch(
+    stream: &Arc<CudaStream>,
+    kernels: &Kernels,
+    watchdog: &mut Watchdog,
+) -> Result<f64, BackendError> {
     const WARM_UP: usize = 5;
     const SAMPLES: usize = 31;
     let args = KernelArgs::default();
@@ -218,7 +282,7 @@ fn calibrate_launch(stream: &Arc<CudaStream>, kernels: &Kernels) -> Result<f64, 
     for i in 0..WARM_UP + SAMPLES {
         let start = Instant::now();
         launch(stream, &kernels.noop, one, &args, false)?;
-        stream.synchronize().map_err(during("synchronize"))?;
+        watchdog.wait(stream, "the launch calibration")?;
         if i >= WARM_UP {
             samples.push(start.elapsed().as_nanos() as f64);
         }
@@ -243,5 +307,6 @@ mod tests {
         assert_eq!(r.ordinal, 0);
         assert_eq!(r.ptx_cache, PtxCachePolicy::Default);
         assert_eq!(r.memory_budget_bytes, None);
+        assert_eq!(r.wait_limit, None);
     }
 }

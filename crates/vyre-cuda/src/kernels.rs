@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaModule, CudaStream, LaunchConfig, PushKernelArg,
+    CudaContext, CudaFunction, CudaModule, CudaStream, DriverError, LaunchConfig, PushKernelArg,
 };
 use cudarc::nvrtc::Ptx;
 use vyre_driver::backend::BackendError;
@@ -61,11 +61,6 @@ impl Kernels {
         })
     }
 }
-
-/// Rounds of a block's width in edges that an edge-balanced level gives each
-/// block (`VYRE_BLOCK_EDGE_ROUNDS`): its kernels use at most
-/// `ceil(E / (EDGE_ROUNDS * width))` blocks for a frontier of `E` out-edges.
-pub(crate) const EDGE_ROUNDS: u64 = 4;
 
 /// Most frontier vertices one `vyre_sparse` block scans in shared memory
 /// (`VYRE_SMALL_FRONTIER_MAX`).
@@ -141,6 +136,21 @@ pub(crate) fn launch(
     args: &KernelArgs,
     cooperative: bool,
 ) -> Result<(), BackendError> {
+    launch_raw(stream, kernel, launch, args, cooperative).map_err(during(if cooperative {
+        "cooperative kernel launch"
+    } else {
+        "kernel launch"
+    }))
+}
+
+/// [`launch`], with the driver's own error.
+pub(crate) fn launch_raw(
+    stream: &CudaStream,
+    kernel: &CudaFunction,
+    launch: Launch,
+    args: &KernelArgs,
+    cooperative: bool,
+) -> Result<(), DriverError> {
     let mut builder = stream.launch_builder(kernel);
     builder.arg(args);
     // SAFETY: every kernel of the program takes exactly one `VyreArgs`, which
@@ -149,7 +159,8 @@ pub(crate) fn launch(
     // finished with them (stream-ordered frees), and the kernels index them
     // only below the lengths the layout gave them (vertex and edge counts
     // passed in the same struct). The block width never exceeds what the
-    // kernel was compiled for (checked by the caller).
+    // kernel was compiled for (the driver's check of the command, and whole
+    // warps by the caller's).
     let result = unsafe {
         if cooperative {
             builder.launch_cooperative(launch.config())
@@ -157,11 +168,7 @@ pub(crate) fn launch(
             builder.launch(launch.config())
         }
     };
-    result.map(|_| ()).map_err(during(if cooperative {
-        "cooperative kernel launch"
-    } else {
-        "kernel launch"
-    }))
+    result.map(|_| ())
 }
 
 #[cfg(test)]

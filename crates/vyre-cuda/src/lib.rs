@@ -17,10 +17,20 @@
 //! cut into pieces in the layout's work array), so a few hubs never land in
 //! one block.
 //!
-//! Per command the host enqueues the launches, synchronises once, and reads
-//! the level records the kernels wrote into mapped host memory; a chain is
+//! The backend decides nothing: the engine's command, checked once by the
+//! driver, carries the topology, every grid (the first level's and the rule
+//! for later levels of a chain), the chain length, the band and where the
+//! frontier lies; the backend holds device buffers only. Per command the
+//! host enqueues the launches on those grids, waits once, and reads the
+//! level records the kernels wrote into mapped host memory; a chain is
 //! enqueued only a few levels ahead of the device and stops once a level
 //! ends it.
+//!
+//! Every wait on the device has a deadline
+//! ([`vyre_driver::backend::DEVICE_WAIT_LIMIT`], or
+//! [`CudaOpenRequest::wait_limit`]): past it the host sets an abort word that
+//! spinning kernels read, and a stuck command becomes an error instead of a
+//! process that never returns.
 //!
 //! Testing: `tests/` runs whole searches against the reference BFS on a CUDA
 //! device and prints `skipped: no CUDA driver` without one (set
@@ -32,20 +42,21 @@
 mod args;
 mod backend;
 mod buffers;
-mod command;
 mod compile;
 mod device;
 mod error;
 mod kernels;
 mod pacing;
+mod pinned;
 mod ptx_cache;
 mod records;
 mod source;
 mod timing;
+mod wait;
 mod wave;
 
 pub use backend::CudaBackend;
-pub use compile::{GpuArch, compile_options, compile_ptx, nvrtc_present};
+pub use compile::{GpuArch, STUCK_BARRIER_ENV, compile_options, compile_ptx, nvrtc_present};
 pub use device::{CudaOpenRequest, driver_present, memory_margin};
 pub use ptx_cache::{PtxCachePolicy, PtxOrigin};
 pub use source::{KERNEL_NAMES, kernel_source};

@@ -5,9 +5,10 @@
 //! a launch on the host and on the device. The [`Pacer`] keeps the host at
 //! most [`RUN_AHEAD`] levels ahead of the last level whose record it has
 //! seen (records land in mapped host memory, see `records.rs`), and stops
-//! enqueuing as soon as a seen record ends the chain. It never synchronises:
-//! it polls host memory, and asks whether the stream is idle only to notice
-//! a level that will never record.
+//! enqueuing as soon as a seen record ends the chain. It never blocks: it
+//! polls host memory, and asks whether the stream is idle only to notice a
+//! level that will never record (the caller's `idle` also says yes once the
+//! command's deadline passed, which stops the enqueuing).
 
 use vyre_driver::backend::{BackendError, LevelRecord};
 
@@ -75,8 +76,9 @@ impl Pacer {
             }
             polls = polls.wrapping_add(1);
             if polls.is_multiple_of(POLLS_PER_IDLE_CHECK) && idle()? && !self.take(&mut read) {
-                // Everything enqueued finished without this record; the
-                // records collected after the synchronisation say why.
+                // Everything enqueued finished without this record (or
+                // the deadline passed); what the caller's wait and the
+                // records collected after it find says why.
                 self.stopped = true;
             }
             std::hint::spin_loop();

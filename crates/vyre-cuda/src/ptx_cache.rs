@@ -1,17 +1,25 @@
 //! Compiled PTX kept in memory and on disk, so that only the first start on
 //! a machine pays the NVRTC compile.
 //!
-//! Entries are keyed by architecture and a hash of the kernel source and the
-//! compile options. Failing to write the disk cache is not an error; an
-//! unreadable or damaged entry is recompiled.
+//! An entry is keyed by everything that shapes the PTX or decides whether
+//! the driver accepts it: the NVRTC version, the driver version, the
+//! architecture, and a hash of the kernel source and the compile options.
+//! Each file starts with a header holding the PTX's length and content hash,
+//! checked on every load, so a damaged entry is compiled afresh, never used.
+//! The directory is made owner-only, and one that others may write is not
+//! used at all. Writers go through a temporary file of their own (process,
+//! thread, counter) and a rename, so a reader never sees half an entry.
+//! Failing to write the disk cache is not an error.
 
 use std::collections::HashMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use vyre_driver::backend::BackendError;
 
-use crate::compile::{GpuArch, check_ptx, compile_for, compile_options};
+use crate::compile::{GpuArch, check_ptx, compile_options};
 use crate::source::kernel_source;
 
 /// Where compiled PTX is kept between runs.
@@ -73,6 +81,15 @@ pub(crate) struct CachedPtx {
     pub key: String,
 }
 
+/// The versions of the tools that turn the kernels into running code.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+pub(crate) struct Toolchain {
+    /// NVRTC's (major, minor).
+    pub nvrtc: (i32, i32),
+    /// The driver's, as `cuDriverGetVersion` reports it (e.g. 13000).
+    pub driver: i32,
+}
+
 fn memory() -> &'static Mutex<HashMap<String, Arc<str>>> {
     static CACHE: OnceLock<Mutex<HashMap<String, Arc<str>>>> = OnceLock::new();
     CACHE.get_or_init(|| Mutex::new(HashMap::new()))
@@ -87,27 +104,51 @@ fn fnv1a(bytes: &[u8], mut hash: u64) -> u64 {
     hash
 }
 
-/// The cache key of the kernels compiled for `arch`: the architecture and a
-/// hash of the source and the options.
-pub(crate) fn cache_key(arch: &GpuArch) -> String {
-    let mut hash = fnv1a(kernel_source().as_bytes(), 0xcbf2_9ce4_8422_2325);
+const FNV_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// The cache key of the kernels compiled for `arch` by `tools`.
+pub(crate) fn cache_key(arch: &GpuArch, tools: Toolchain) -> String {
+    let mut hash = fnv1a(kernel_source().as_bytes(), FNV_BASIS);
     for option in compile_options(arch) {
         hash = fnv1a(&[0], hash);
         hash = fnv1a(option.as_bytes(), hash);
     }
-    format!("{}-{hash:016x}", arch.as_str())
+    let (major, minor) = tools.nvrtc;
+    format!(
+        "{}-nvrtc{major}.{minor}-driver{}-{hash:016x}",
+        arch.as_str(),
+        tools.driver
+    )
 }
 
 fn entry_path(dir: &Path, key: &str) -> PathBuf {
     dir.join(format!("{key}.ptx"))
 }
 
-/// PTX for `arch`: from memory, else from disk, else compiled (and stored).
+/// First line of an entry: what it must hold.
+fn header(ptx: &str) -> String {
+    format!(
+        "vyre-ptx bytes={} fnv1a64={:016x}\n",
+        ptx.len(),
+        fnv1a(ptx.as_bytes(), FNV_BASIS)
+    )
+}
+
+/// The PTX of an entry whose header matches its content.
+fn verified(entry: &str) -> Option<&str> {
+    let (_, ptx) = entry.split_once('\n')?;
+    (entry.len() == header(ptx).len() + ptx.len() && entry.starts_with(&header(ptx))).then_some(ptx)
+}
+
+/// PTX for `arch`: from memory, else from a verified disk entry, else from
+/// `compile` (and stored).
 pub(crate) fn load_or_compile(
     arch: &GpuArch,
+    tools: Toolchain,
     policy: &PtxCachePolicy,
+    compile: impl FnOnce() -> Result<String, BackendError>,
 ) -> Result<CachedPtx, BackendError> {
-    let key = cache_key(arch);
+    let key = cache_key(arch, tools);
     let cached = |ptx: Arc<str>, origin| CachedPtx {
         ptx,
         origin,
@@ -116,16 +157,20 @@ pub(crate) fn load_or_compile(
     if let Some(ptx) = lock_memory().get(&key) {
         return Ok(cached(Arc::clone(ptx), PtxOrigin::Memory));
     }
-    let dir = policy.directory();
+    let dir = policy.directory().filter(|dir| usable(dir));
     if let Some(dir) = &dir
-        && let Ok(text) = std::fs::read_to_string(entry_path(dir, &key))
-        && check_ptx(&text, arch).is_ok()
+        && let Ok(entry) = std::fs::read_to_string(entry_path(dir, &key))
     {
-        let ptx: Arc<str> = text.into();
-        lock_memory().insert(key.clone(), Arc::clone(&ptx));
-        return Ok(cached(ptx, PtxOrigin::Disk));
+        match verified(&entry) {
+            Some(ptx) if check_ptx(ptx, arch).is_ok() => {
+                let ptx: Arc<str> = ptx.into();
+                lock_memory().insert(key.clone(), Arc::clone(&ptx));
+                return Ok(cached(ptx, PtxOrigin::Disk));
+            }
+            _ => tracing::debug!("PTX cache entry {key} is damaged; compiling afresh"),
+        }
     }
-    let ptx: Arc<str> = compile_for(arch)?.into();
+    let ptx: Arc<str> = compile()?.into();
     lock_memory().insert(key.clone(), Arc::clone(&ptx));
     if let Some(dir) = &dir {
         store(dir, &key, &ptx);
@@ -147,90 +192,97 @@ fn lock_memory() -> std::sync::MutexGuard<'static, HashMap<String, Arc<str>>> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// Write an entry through a temporary file and a rename, so a reader never
-/// sees half an entry. Failures only cost the next start a compile.
+/// Whether `dir` may hold the cache: it is created owner-only if missing,
+/// and one that others may write is refused (they could plant kernels).
+fn usable(dir: &Path) -> bool {
+    let created = create_private_dir(dir);
+    let writable_by_others = std::fs::metadata(dir).map(|m| group_or_other_writable(&m));
+    match (created, writable_by_others) {
+        (Ok(()), Ok(false)) => true,
+        (Ok(()), Ok(true)) => {
+            tracing::info!(
+                "not using the PTX cache {}: others may write it (chmod go-w to use it)",
+                dir.display()
+            );
+            false
+        }
+        (Err(e), _) | (_, Err(e)) => {
+            tracing::debug!("no PTX cache in {}: {e}", dir.display());
+            false
+        }
+    }
+}
+
+#[cfg(unix)]
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+}
+
+#[cfg(not(unix))]
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)
+}
+
+#[cfg(unix)]
+fn group_or_other_writable(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    meta.permissions().mode() & 0o022 != 0
+}
+
+#[cfg(not(unix))]
+fn group_or_other_writable(_: &std::fs::Metadata) -> bool {
+    false
+}
+
+/// A temporary file name no other writer uses: this process, this thread,
+/// and a per-process counter.
+fn temporary_name(key: &str) -> String {
+    static WRITES: AtomicU64 = AtomicU64::new(0);
+    let thread: String = format!("{:?}", std::thread::current().id())
+        .chars()
+        .filter(char::is_ascii_digit)
+        .collect();
+    let n = WRITES.fetch_add(1, Ordering::Relaxed);
+    format!("{key}.ptx.{}.{thread}.{n}.tmp", std::process::id())
+}
+
+/// Write an entry through a temporary file of this writer's own and a
+/// rename. Failures only cost the next start a compile.
 fn store(dir: &Path, key: &str, ptx: &str) {
-    let result = std::fs::create_dir_all(dir).and_then(|()| {
-        let tmp = dir.join(format!("{key}.ptx.{}.tmp", std::process::id()));
-        std::fs::write(&tmp, ptx)?;
-        std::fs::rename(&tmp, entry_path(dir, key)).inspect_err(|_| {
-            let _ = std::fs::remove_file(&tmp);
+    let tmp = dir.join(temporary_name(key));
+    let result = create_new_private(&tmp)
+        .and_then(|mut file| {
+            file.write_all(header(ptx).as_bytes())?;
+            file.write_all(ptx.as_bytes())
         })
-    });
+        .and_then(|()| std::fs::rename(&tmp, entry_path(dir, key)));
     if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
         tracing::debug!("could not write the PTX cache in {}: {e}", dir.display());
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn default_directory_prefers_explicit_then_xdg_then_home() {
-        let s = |v: &str| Some(std::ffi::OsString::from(v));
-        assert_eq!(
-            default_directory(s("/x"), s("/xdg"), s("/home/u")),
-            Some(PathBuf::from("/x"))
-        );
-        assert_eq!(
-            default_directory(None, s("/xdg"), s("/home/u")),
-            Some(PathBuf::from("/xdg/vyre/ptx"))
-        );
-        assert_eq!(
-            default_directory(s(""), s(""), s("/home/u")),
-            Some(PathBuf::from("/home/u/.cache/vyre/ptx"))
-        );
-        assert_eq!(default_directory(None, None, None), None);
-        assert_eq!(PtxCachePolicy::Disabled.directory(), None);
-    }
-
-    #[test]
-    fn keys_differ_by_architecture_and_are_stable() {
-        let a = cache_key(&GpuArch::parse("sm_90").unwrap());
-        let b = cache_key(&GpuArch::parse("sm_80").unwrap());
-        assert!(a.starts_with("sm_90-") && b.starts_with("sm_80-"));
-        assert_ne!(a[6..], b[6..], "options (the arch) are part of the hash");
-        assert_eq!(a, cache_key(&GpuArch::parse("sm_90").unwrap()));
-    }
-
-    #[test]
-    fn fnv1a_matches_the_published_test_vectors() {
-        let basis = 0xcbf2_9ce4_8422_2325;
-        assert_eq!(fnv1a(b"", basis), 0xcbf2_9ce4_8422_2325);
-        assert_eq!(fnv1a(b"a", basis), 0xaf63_dc4c_8601_ec8c);
-        assert_eq!(fnv1a(b"foobar", basis), 0x8594_4171_f739_67e8);
-    }
-
-    #[test]
-    fn a_disk_entry_is_used_and_a_damaged_one_is_not() {
-        let arch = GpuArch::parse("sm_75").unwrap();
-        let dir = std::env::temp_dir().join(format!("vyre-ptx-test-{}", std::process::id()));
-        let policy = PtxCachePolicy::Directory(dir.clone());
-        let key = cache_key(&arch);
-        // A well-formed entry (as far as check_ptx can tell) is read back.
-        let mut fake = String::from(".version 9.0\n.target sm_75\n");
-        for name in crate::source::KERNEL_NAMES {
-            fake.push_str(&format!(".visible .entry {name}(\n"));
-        }
-        store(&dir, &key, &fake);
-        lock_memory().remove(&key);
-        let got = load_or_compile(&arch, &policy).unwrap();
-        assert_eq!(got.origin, PtxOrigin::Disk);
-        assert_eq!(&*got.ptx, fake.as_str());
-        // Now in memory.
-        assert_eq!(
-            load_or_compile(&arch, &policy).unwrap().origin,
-            PtxOrigin::Memory
-        );
-        // Forgotten, and the disk entry is damaged: it must not be used.
-        forget(&key, &policy);
-        std::fs::write(entry_path(&dir, &key), "garbage").unwrap();
-        match load_or_compile(&arch, &policy) {
-            Ok(got) => assert_eq!(got.origin, PtxOrigin::Compiled),
-            Err(e) => assert!(e.message().contains("NVRTC"), "{e}"),
-        }
-        forget(&key, &policy);
-        let _ = std::fs::remove_dir_all(&dir);
-    }
+#[cfg(unix)]
+fn create_new_private(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
 }
+
+#[cfg(not(unix))]
+fn create_new_private(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+}
+
+#[cfg(test)]
+mod tests;

@@ -7,80 +7,62 @@
 //! records in device memory while it runs and copies them here as it exits.
 //! Either way a command's report needs no device-to-host copy.
 
+use std::mem::{ManuallyDrop, offset_of};
 use std::sync::Arc;
-use std::sync::atomic::{Ordering, fence};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
 
-use cudarc::driver::{CudaStream, result, sys};
+use cudarc::driver::CudaStream;
 use vyre_driver::backend::{BackendError, LEVEL_RECORD_BYTES, LevelRecord};
 
-use crate::args::RECORD_WORDS;
-use crate::error::during;
+use crate::args::DeviceRecord;
+use crate::pinned::MappedWords;
+use crate::wait::wait_idle;
 
-/// Word of a record holding the epoch of the command that wrote it.
-const EPOCH_WORD: usize = 3;
+const RECORD_WORDS: usize = (LEVEL_RECORD_BYTES / 4) as usize;
+
+/// Word `field` (a byte offset in [`DeviceRecord`]) of record `index`.
+const fn word_of(index: u32, field: usize) -> usize {
+    index as usize * RECORD_WORDS + field / 4
+}
 
 /// Records of up to `levels` levels in mapped, page-locked host memory.
 pub(crate) struct HostRecords {
-    words: *mut u32,
+    words: ManuallyDrop<MappedWords>,
     levels: u32,
-    device_ptr: u64,
-    /// The stream kernels write through; synchronized before the memory is
-    /// freed.
+    /// The stream kernels write through: idle before the memory is freed.
     stream: Arc<CudaStream>,
+    wait_limit: Duration,
 }
 
-// SAFETY: `words` points to host memory this value owns alone; the host only
-// touches it through `&self` methods that use volatile accesses of whole
-// words, and the device writes it only while a command runs on `stream`.
-unsafe impl Send for HostRecords {}
-
 impl HostRecords {
-    /// Allocate room for `levels` records, all marked unwritten.
-    pub(crate) fn new(stream: &Arc<CudaStream>, levels: u32) -> Result<Self, BackendError> {
-        let bytes = levels as usize * LEVEL_RECORD_BYTES as usize;
-        stream
-            .context()
-            .bind_to_thread()
-            .map_err(during("context binding"))?;
-        // SAFETY: a plain page-locked allocation of `bytes` (at least one
-        // record: layouts hold max_levels_per_command >= 1), mapped into the
-        // device's address space; freed in Drop.
-        let host = unsafe { result::malloc_host(bytes.max(4), sys::CU_MEMHOSTALLOC_DEVICEMAP) }
-            .map_err(during("pinned host allocation"))?;
-        let mut device_ptr: sys::CUdeviceptr = 0;
-        // SAFETY: `host` was allocated above with DEVICEMAP in the current
-        // context; flags must be 0.
-        let mapped =
-            unsafe { sys::cuMemHostGetDevicePointer_v2(&raw mut device_ptr, host, 0) }.result();
-        let this = Self {
-            words: host.cast::<u32>(),
+    /// Allocate room for `levels` records, all marked unwritten. Dropping
+    /// them waits up to `wait_limit` for `stream`.
+    pub(crate) fn new(
+        stream: &Arc<CudaStream>,
+        levels: u32,
+        wait_limit: Duration,
+    ) -> Result<Self, BackendError> {
+        let words = MappedWords::new(stream.context(), levels as usize * RECORD_WORDS)?;
+        Ok(Self {
+            words: ManuallyDrop::new(words),
             levels,
-            device_ptr,
             stream: Arc::clone(stream),
-        };
-        mapped.map_err(during("mapped pointer query"))?;
-        this.clear(levels);
-        Ok(this)
+            wait_limit,
+        })
     }
 
     /// The address kernels write records through.
     pub(crate) fn device_ptr(&self) -> u64 {
-        self.device_ptr
-    }
-
-    fn epoch_word(&self, index: u32) -> *mut u32 {
-        debug_assert!(index < self.levels);
-        // SAFETY: index < levels, so the word lies inside the allocation.
-        unsafe { self.words.add(index as usize * RECORD_WORDS + EPOCH_WORD) }
+        self.words.device_ptr()
     }
 
     /// Mark records `0..count` unwritten (epoch 0, which no command has).
     /// Call only while no kernel runs.
     pub(crate) fn clear(&self, count: u32) {
         for index in 0..count.min(self.levels) {
-            // SAFETY: an aligned word of the allocation; no kernel writes it
-            // now (the caller's contract).
-            unsafe { self.epoch_word(index).write_volatile(0) };
+            let epoch = word_of(index, offset_of!(DeviceRecord, epoch));
+            self.words.word(epoch).store(0, Ordering::Relaxed);
         }
     }
 
@@ -89,37 +71,47 @@ impl HostRecords {
         if index >= self.levels {
             return None;
         }
-        // SAFETY: aligned words of the allocation, read volatile because
-        // the device writes them. The kernel stores the epoch after a
-        // system-wide fence, so once it shows, the other words are final;
-        // the acquire fence keeps the reads below after this one.
-        unsafe {
-            if self.epoch_word(index).read_volatile() != epoch {
-                return None;
-            }
-            fence(Ordering::Acquire);
-            let base = self.words.add(index as usize * RECORD_WORDS);
-            let word = |i: usize| base.add(i).read_volatile();
-            let wide = |lo: usize| u64::from(word(lo)) | (u64::from(word(lo + 1)) << 32);
-            Some(LevelRecord {
-                level: word(0),
-                frontier_in: word(1),
-                frontier_out: word(2),
-                frontier_out_edges: wide(4),
-                edges_examined: wide(6),
-                device_ns: None,
-            })
+        // The kernel stores the epoch after a system-wide fence, so once the
+        // acquire load shows it, the other fields are final.
+        let word = |field| {
+            self.words
+                .word(word_of(index, field))
+                .load(Ordering::Acquire)
+        };
+        let wide = |field| {
+            self.words
+                .wide(word_of(index, field))
+                .load(Ordering::Acquire)
+        };
+        if word(offset_of!(DeviceRecord, epoch)) != epoch {
+            return None;
         }
+        Some(LevelRecord {
+            level: word(offset_of!(DeviceRecord, level)),
+            frontier_in: word(offset_of!(DeviceRecord, frontier_in)),
+            frontier_out: word(offset_of!(DeviceRecord, frontier_out)),
+            frontier_out_edges: wide(offset_of!(DeviceRecord, frontier_out_edges)),
+            edges_examined: wide(offset_of!(DeviceRecord, edges_examined)),
+            device_ns: None,
+        })
     }
 }
 
 impl Drop for HostRecords {
     fn drop(&mut self) {
-        // A kernel still running may write the records: wait for the stream
-        // before the memory goes back.
-        let _ = self.stream.synchronize();
-        // SAFETY: allocated by cuMemHostAlloc in `new` and freed once, here.
-        let _ = unsafe { result::free_host(self.words.cast()) };
+        // A kernel still running may write the records: the memory goes
+        // back only once the stream is idle (or failed, which ends its
+        // kernels), and is leaked if it stays busy.
+        let until = Instant::now() + self.wait_limit;
+        if !matches!(wait_idle(&self.stream, until), Ok(false)) {
+            // SAFETY: dropped once, here, and never used again.
+            unsafe { ManuallyDrop::drop(&mut self.words) };
+        } else {
+            tracing::warn!(
+                "the CUDA stream did not go idle within {:?}; leaking its level records",
+                self.wait_limit
+            );
+        }
     }
 }
 

@@ -1,5 +1,7 @@
 //! The CUDA C source of every kernel, and the entry points it defines.
 
+use crate::args::layout_asserts;
+
 /// The kernel files of `shaders/cuda`, in the order they are joined into one
 /// NVRTC program (later files use what earlier ones define; nothing is
 /// `#include`d, so no include paths are needed).
@@ -36,15 +38,23 @@ pub const KERNEL_NAMES: [&str; 11] = [
 ];
 
 /// The whole program: every file of `shaders/cuda` joined, each preceded by
-/// a `#line` directive so NVRTC's messages name the real file and line.
+/// a `#line` directive so NVRTC's messages name the real file and line, and
+/// after `common.cuh` the `static_assert`s that its shared structs match
+/// their Rust mirrors (generated from `args.rs`).
 #[must_use]
 pub fn kernel_source() -> String {
     let mut source = String::new();
-    for (name, text) in PARTS {
+    let mut part = |name: &str, text: &str| {
         source.push_str(&format!("#line 1 \"{name}\"\n"));
         source.push_str(text);
         if !text.ends_with('\n') {
             source.push('\n');
+        }
+    };
+    for (i, (name, text)) in PARTS.into_iter().enumerate() {
+        part(name, text);
+        if i == 0 {
+            part("args.rs (generated)", &layout_asserts());
         }
     }
     source
@@ -82,5 +92,10 @@ mod tests {
         let source = kernel_source();
         assert!(source.starts_with("#line 1 \"common.cuh\"\n"));
         assert!(source.contains("#line 1 \"fused.cu\"\n"));
+        let asserts = source
+            .find("#line 1 \"args.rs (generated)\"\n")
+            .expect("layout asserts");
+        assert!(asserts > source.find("struct VyreArgs {").expect("VyreArgs"));
+        assert!(asserts < source.find("#line 1 \"search.cu\"").expect("search.cu"));
     }
 }

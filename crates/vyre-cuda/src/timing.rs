@@ -43,14 +43,14 @@ impl EventPool {
     }
 
     /// Nanoseconds between events `from` and `to`. Call only after the
-    /// stream they were recorded on was synchronized: unlike cudarc's
+    /// stream they were recorded on went idle: unlike cudarc's
     /// `elapsed_ms` this does not wait on each event first (two driver calls
     /// saved per level of a chain).
     pub(crate) fn elapsed_ns(&self, from: usize, to: usize) -> Result<u64, BackendError> {
         let (start, end) = (&self.events[from], &self.events[to]);
         // SAFETY: both events were made by cuEventCreate in `reserve` and are
         // alive (the pool owns them); they were recorded on the backend's one
-        // stream, which the caller synchronized, so both are complete.
+        // stream, which the caller saw idle, so both are complete.
         let ms =
             unsafe { cudarc::driver::result::event::elapsed(start.cu_event(), end.cu_event()) }
                 .map_err(during("event timing"))?;

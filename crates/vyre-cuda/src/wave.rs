@@ -1,38 +1,38 @@
-//! Running one [`WaveCommand`]: frontier conversion, the level launches
-//! (per-wave, chained, or one fused cooperative launch), one
-//! synchronisation, and the records the kernels wrote into mapped host
-//! memory.
+//! Running one checked command: frontier conversion, the level launches
+//! (per-wave, chained, or one fused cooperative launch) on the grids the
+//! command carries, one wait, and the records the kernels wrote into mapped
+//! host memory.
 //!
-//! A chain's levels are enqueued through a [`Pacer`], which stops once a
-//! level the device finished ended the chain.
+//! The command says where the frontier is ([`SearchPosition`]): which buffer
+//! of which form holds it; level `k` reads buffer
+//! [`SearchPosition::buffer_of_level`]`(k, true)` and writes the other. A
+//! chain's levels are enqueued through a [`Pacer`], which stops once a level
+//! the device finished ended the chain.
 
+use std::sync::Arc;
 use std::time::Instant;
 
-use cudarc::driver::{CudaFunction, CudaStream, sys};
+use cudarc::driver::CudaFunction;
 use vyre_driver::backend::{
-    BackendError, FrontierForm, LEVEL_RECORD_BYTES, LevelRecord, WaveCommand, WaveReport,
-    frontier_form_of,
+    BackendError, CheckedCommand, FrontierForm, LEVEL_RECORD_BYTES, LevelRecord, SearchPosition,
+    WaveReport, frontier_form_of,
 };
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology as Topology;
 
 use crate::buffers::DeviceGraph;
-use crate::command::{CommandPlan, SearchState};
 use crate::device::Device;
-use crate::error::{driver_error, during};
+use crate::error::during;
 use crate::kernels::{
-    Kernels, Launch, block_dense_shared_bytes, hybrid_shared_bytes, launch, sparse_shared_bytes,
+    Kernels, Launch, SETUP_WIDTH, block_dense_shared_bytes, hybrid_shared_bytes, launch,
+    sparse_shared_bytes,
 };
 use crate::pacing::Pacer;
 use crate::records::{HostRecords, inconsistent, stops};
 use crate::timing::{EventPool, MAX_EVENTS};
+use crate::wait::stream_idle;
 
-/// What a command left behind, for the backend's search state.
-pub(crate) struct CommandOutcome {
-    pub report: WaveReport,
-    pub levels_run: u32,
-    pub frontier_len: u32,
-    pub frontier_edges: u64,
-}
+/// Lanes of a warp: every kernel runs whole warps.
+const WARP: u32 = 32;
 
 /// The per-wave kernel of `topology` and its dynamic shared memory at
 /// `width`.
@@ -47,110 +47,152 @@ fn level_kernel(kernels: &Kernels, topology: Topology, width: u32) -> (&CudaFunc
     }
 }
 
-/// Enqueue `command` (planned as `plan`) on the device, wait for it once,
-/// and report.
+/// The grids of `command` as CUDA runs them: one dimension, whole warps.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+pub(crate) struct Grids {
+    pub width: u32,
+    /// Blocks of the first level (of every level of a fused launch).
+    pub first: u32,
+    /// Blocks of every later level of a chain.
+    pub later: u32,
+}
+
+/// The command's grids, or an error for one these kernels cannot run: a
+/// width that is not a whole number of warps, or a grid of more blocks than
+/// one dimension holds.
+pub(crate) fn grids(command: &CheckedCommand, max_grid_x: u32) -> Result<Grids, BackendError> {
+    let launch = &command.launch;
+    let width = launch.workgroup_size_x;
+    if !width.is_multiple_of(WARP) {
+        return Err(BackendError::new(format!(
+            "the command asks for workgroups of {width} threads but the CUDA kernels run whole warps of {WARP}. Fix: size launches for the CUDA backend with a width that is a multiple of capabilities().subgroup_size."
+        )));
+    }
+    let first = launch.workgroups();
+    let first = u32::try_from(first)
+        .ok()
+        .filter(|&b| b <= max_grid_x)
+        .ok_or_else(|| {
+            BackendError::new(format!(
+                "the launch grid {:?} has {first} workgroups but CUDA launches at most {max_grid_x} in one dimension. Fix: dispatch at most capabilities().max_compute_workgroups_per_dimension workgroups in all; the kernels stride over the rest.",
+                launch.dispatch_grid
+            ))
+        })?;
+    Ok(Grids {
+        width,
+        first,
+        later: launch.later.max_workgroups,
+    })
+}
+
+/// Enqueue `command` on `grids` (its [`grids`]), wait for it once, and
+/// report. `epoch` numbers the command (never 0).
 pub(crate) fn run_command(
-    device: &Device,
+    device: &mut Device,
     graph: &mut DeviceGraph,
     events: &mut EventPool,
-    command: &WaveCommand,
-    plan: &CommandPlan,
-    state: &SearchState,
+    command: &CheckedCommand,
+    grids: Grids,
     epoch: u32,
-) -> Result<CommandOutcome, BackendError> {
+) -> Result<WaveReport, BackendError> {
     let started = Instant::now();
-    let stream = &device.stream;
+    let deadline = device.watchdog.deadline();
+    let stream = Arc::clone(&device.stream);
+    let position: SearchPosition = command.position;
     let fused = command.topology == Topology::FusedWave;
+    let levels = command.max_levels.max(1);
+    let form = frontier_form_of(command.topology);
+    let converting = position.form != form;
     // Event 0 opens the command, the next closes the conversion (if any),
     // then one closes each level (per-wave) or the launch (fused).
-    let converting = plan.convert_to.is_some();
     let first_level_event = usize::from(converting);
-    let per_level_timing = !fused && plan.levels as usize + first_level_event < MAX_EVENTS;
+    let per_level_timing = !fused && levels as usize + first_level_event < MAX_EVENTS;
     let most_events = if per_level_timing {
-        first_level_event + plan.levels as usize + 1
+        first_level_event + levels as usize + 1
     } else {
         first_level_event + 2
     };
     events.reserve(&device.ctx, most_events)?;
-    graph.records.clear(plan.levels);
-    events.record(0, stream)?;
+    graph.records.clear(levels);
+    events.record(0, &stream)?;
 
-    let setup_cap = device.sm_count.saturating_mul(16);
-    // [current, other] device addresses.
-    let queues = [0, 1].map(|i| graph.queue_ptr(stream, state.queue ^ i));
-    let bitmaps = [0, 1].map(|i| graph.bitmap_ptr(stream, state.bitmap ^ i));
-    let mut args = graph.base_args(stream);
+    let setup_cap = (device.caps.resident_lanes / SETUP_WIDTH).max(1);
+    let queues = [0, 1].map(|i| graph.queue_ptr(&stream, i));
+    let bitmaps = [0, 1].map(|i| graph.bitmap_ptr(&stream, i));
+    let queue = |k: u32, reads| queues[position.buffer_of_level(k, reads) as usize & 1];
+    let bitmap = |k: u32, reads| bitmaps[position.buffer_of_level(k, reads) as usize & 1];
+    let mut args = graph.base_args(&stream, device.watchdog.abort_ptr());
     args.epoch = epoch;
     args.band_max_frontier_edges = command.band_max_frontier_edges;
+    args.edges_per_lane = command.launch.later.edges_per_lane;
     // Levels of a chain publish their records while the command runs.
-    args.max_levels = plan.levels;
-    match plan.convert_to {
-        Some(FrontierForm::Bitmap) => {
-            args.queue_in = queues[0];
-            args.bitmap_out = bitmaps[0];
-            let items = u64::from(state.frontier_len);
-            stream
-                .memset_zeros(&mut graph.bitmaps[state.bitmap])
-                .map_err(during("bitmap clear"))?;
-            let conv = Launch::setup(items, setup_cap);
-            launch(stream, &device.kernels.queue_to_bitmap, conv, &args, false)?;
-        }
-        Some(FrontierForm::Queue) => {
-            args.bitmap_in = bitmaps[0];
-            args.queue_out = queues[0];
-            let words = u64::from(graph.layout.vertex_count).div_ceil(32);
-            let conv = Launch::setup(words, setup_cap);
-            launch(stream, &device.kernels.bitmap_to_queue, conv, &args, false)?;
-        }
-        None => {}
-    }
+    args.max_levels = levels;
     if converting {
-        events.record(1, stream)?;
+        // The frontier moves into the same buffer index of the other form,
+        // where level 0 reads it.
+        match form {
+            FrontierForm::Bitmap => {
+                args.queue_in = queue(0, true);
+                args.bitmap_out = bitmap(0, true);
+                let items = u64::from(position.frontier_len);
+                stream
+                    .memset_zeros(&mut graph.bitmaps[position.buffer as usize & 1])
+                    .map_err(during("bitmap clear"))?;
+                let conv = Launch::setup(items, setup_cap);
+                launch(&stream, &device.kernels.queue_to_bitmap, conv, &args, false)?;
+            }
+            FrontierForm::Queue => {
+                args.bitmap_in = bitmap(0, true);
+                args.queue_out = queue(0, true);
+                let words = u64::from(graph.layout.vertex_count).div_ceil(32);
+                let conv = Launch::setup(words, setup_cap);
+                launch(&stream, &device.kernels.bitmap_to_queue, conv, &args, false)?;
+            }
+        }
+        events.record(1, &stream)?;
     }
 
-    let (kernel, shared_bytes) = level_kernel(&device.kernels, command.topology, plan.width);
+    let (kernel, shared_bytes) = level_kernel(&device.kernels, command.topology, grids.width);
     let launched = if fused {
-        args.queue_in = queues[0];
-        args.queue_out = queues[1];
-        args.level = command.level;
+        args.queue_in = queue(0, true);
+        args.queue_out = queue(0, false);
+        args.level = position.level;
         args.history_index = 0;
         let grid = Launch {
-            blocks: plan.first_blocks,
-            width: plan.width,
+            blocks: grids.first,
+            width: grids.width,
             shared_bytes,
         };
-        launch(stream, kernel, grid, &args, true)?;
-        plan.levels
+        launch(&stream, kernel, grid, &args, true)?;
+        levels
     } else {
         let mut pacer = Pacer::new(command.band_max_frontier_edges);
         let records = &graph.records;
         let mut launched = 0;
-        while launched < plan.levels {
+        while launched < levels {
             let read = |i| records.read(i, epoch);
-            if !pacer.may_enqueue(launched, read, || stream_idle(stream))? {
+            // Past the deadline nothing more is enqueued; the wait below
+            // aborts what runs.
+            let idle = || Ok(deadline.passed() || stream_idle(&stream)?);
+            if !pacer.may_enqueue(launched, read, idle)? {
                 break;
             }
-            let i = launched;
-            let parity = (i & 1) as usize;
-            args.queue_in = queues[parity];
-            args.queue_out = queues[parity ^ 1];
-            args.bitmap_in = bitmaps[parity];
-            args.bitmap_out = bitmaps[parity ^ 1];
-            args.level = command.level.saturating_add(i);
-            args.history_index = i;
+            let k = launched;
+            args.queue_in = queue(k, true);
+            args.queue_out = queue(k, false);
+            args.bitmap_in = bitmap(k, true);
+            args.bitmap_out = bitmap(k, false);
+            args.level = position.level.saturating_add(k);
+            args.history_index = k;
             let grid = Launch {
-                blocks: if i == 0 {
-                    plan.first_blocks
-                } else {
-                    plan.later_blocks
-                },
-                width: plan.width,
+                blocks: if k == 0 { grids.first } else { grids.later },
+                width: grids.width,
                 shared_bytes,
             };
-            launch(stream, kernel, grid, &args, false)?;
+            launch(&stream, kernel, grid, &args, false)?;
             launched += 1;
             if per_level_timing {
-                events.record(first_level_event + launched as usize, stream)?;
+                events.record(first_level_event + launched as usize, &stream)?;
             }
         }
         launched
@@ -158,46 +200,43 @@ pub(crate) fn run_command(
     let last_event = if per_level_timing {
         first_level_event + launched as usize
     } else {
-        events.record(first_level_event + 1, stream)?;
+        events.record(first_level_event + 1, &stream)?;
         first_level_event + 1
     };
-    stream.synchronize().map_err(during("synchronize"))?;
+    device
+        .watchdog
+        .wait_until(&stream, deadline, "a wave command")?;
 
-    let mut levels = collect_records(&graph.records, epoch, launched)?;
+    let mut records = collect_records(&graph.records, epoch, launched)?;
     if per_level_timing {
-        for (i, level) in levels.iter_mut().enumerate() {
+        for (i, level) in records.iter_mut().enumerate() {
             let before = first_level_event + i;
             level.device_ns = Some(events.elapsed_ns(before, before + 1)?);
         }
     }
-    let device_ns = match levels.as_slice() {
+    let device_ns = match records.as_slice() {
         // The level's events open and close the command: time it once.
         [only] if per_level_timing && !converting && launched == 1 => only.device_ns.unwrap_or(0),
         _ => events.elapsed_ns(0, last_event)?,
     };
-    let last = levels
+    let last = records
         .last()
         .copied()
         .ok_or_else(|| inconsistent("a command recorded no level".to_owned()))?;
-    if !fused && levels.len() < launched as usize && !stops(&last, command.band_max_frontier_edges)
+    if !fused && records.len() < launched as usize && !stops(&last, command.band_max_frontier_edges)
     {
         return Err(inconsistent(format!(
             "{} of {launched} enqueued levels recorded, the last without stopping the chain",
-            levels.len()
+            records.len()
         )));
     }
-    let levels_run = u32::try_from(levels.len()).unwrap_or(u32::MAX);
-    Ok(CommandOutcome {
-        report: WaveReport {
-            frontier: Some(frontier_form_of(command.topology)),
-            wall_ns: u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX),
-            device_ns: Some(device_ns),
-            readback_bytes: u64::from(levels_run) * LEVEL_RECORD_BYTES,
-            levels,
-        },
-        levels_run,
-        frontier_len: last.frontier_out,
-        frontier_edges: last.frontier_out_edges,
+    let levels_run = u64::try_from(records.len()).unwrap_or(u64::MAX);
+    Ok(WaveReport {
+        frontier: Some(form),
+        wall_ns: u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX),
+        device_ns: Some(device_ns),
+        readback_bytes: levels_run * LEVEL_RECORD_BYTES,
+        levels: records,
     })
 }
 
@@ -229,16 +268,82 @@ fn collect_records(
     Ok(levels)
 }
 
-/// Whether `stream` has finished all its work; an error if it failed.
-fn stream_idle(stream: &CudaStream) -> Result<bool, BackendError> {
-    // SAFETY: the stream handle is alive (the backend owns the stream);
-    // cuStreamQuery only reads its state.
-    match unsafe { sys::cuStreamQuery(stream.cu_stream()) } {
-        sys::CUresult::CUDA_SUCCESS => Ok(true),
-        sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
-        code => Err(driver_error(
-            "stream query",
-            cudarc::driver::DriverError(code),
-        )),
+#[cfg(test)]
+mod tests {
+    use vyre_driver::backend::{
+        DeviceCapabilities, DeviceLayout, LaunchShape, LevelSizing, SearchSources, WaveCommand,
+    };
+    use vyre_driver::megakernel_execution::MegakernelDeviceCapabilities;
+    use vyre_graph::build::{BuildOptions, build_graph};
+
+    use super::*;
+
+    fn checked(width: u32, grid: [u32; 3], later: u32) -> Result<CheckedCommand, BackendError> {
+        let caps = DeviceCapabilities {
+            device_name: "test GPU".into(),
+            megakernel: MegakernelDeviceCapabilities::FUSION_INCAPABLE,
+            barrier_reason: "none in tests".into(),
+            max_workgroup_size_x: 1024,
+            max_compute_workgroups_per_dimension: 1000,
+            max_compute_invocations_per_workgroup: 1024,
+            subgroup_size: 32,
+            resident_lanes: 8192,
+            resident_workgroups: 0,
+            resident_workgroup_size: 0,
+            memory_budget_bytes: 1 << 30,
+            max_binding_bytes: u64::MAX,
+            max_edge_segments: 1,
+            offset_bytes: 8,
+            needs_readback_staging: false,
+            launch_overhead_ns: 0.0,
+            device_timestamps: true,
+        };
+        let edges: Vec<_> = (1..100u32).map(|v| (v - 1, v)).collect();
+        let g = build_graph(100, &edges, BuildOptions::UNDIRECTED).unwrap();
+        let layout = DeviceLayout::for_graph(&g, &caps, 4).unwrap();
+        let sources = SearchSources::new(&[0], &g).unwrap();
+        WaveCommand {
+            topology: Topology::SparseFrontier,
+            position: SearchPosition::start(&sources),
+            max_levels: 2,
+            launch: LaunchShape {
+                workgroup_size_x: width,
+                dispatch_grid: grid,
+                slots_per_lane: 1,
+                later: LevelSizing {
+                    edges_per_lane: 4,
+                    max_workgroups: later,
+                },
+            },
+            band_max_frontier_edges: u64::MAX,
+        }
+        .check(&caps, &layout)
+    }
+
+    #[test]
+    fn the_first_grid_is_the_commands_in_one_dimension_and_later_levels_its_rule() {
+        let command = checked(64, [3, 2, 1], 7).unwrap();
+        assert_eq!(
+            grids(&command, 1000).unwrap(),
+            Grids {
+                width: 64,
+                first: 6,
+                later: 7
+            }
+        );
+        let err = grids(&command, 5).unwrap_err();
+        assert!(
+            err.message().contains("at most 5 in one dimension"),
+            "{err}"
+        );
+        assert!(err.message().contains("Fix:"), "{err}");
+    }
+
+    #[test]
+    fn widths_below_a_warp_are_refused_not_rounded() {
+        let command = checked(16, [1, 1, 1], 1).expect("the driver accepts 16 lanes");
+        let err = grids(&command, 1000).unwrap_err();
+        assert!(err.message().contains("whole warps of 32"), "{err}");
+        assert!(err.message().contains("Fix:"), "{err}");
     }
 }

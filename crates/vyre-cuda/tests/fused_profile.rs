@@ -10,10 +10,10 @@ mod common;
 use std::sync::Arc;
 
 use common::{
-    Choice, Gpu, Outcome, check_outcome, check_report, emulated, has_barrier, launch_for, open_gpu,
-    size, upload, visible,
+    Choice, Gpu, Outcome, begin, check_outcome, command_for, has_barrier, open_gpu, run, size,
+    small, upload, visible,
 };
-use vyre_driver::backend::{Backend, FrontierForm, WaveCommand};
+use vyre_driver::backend::Backend;
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology as Topology;
 use vyre_graph::Graph;
 use vyre_graph::generate::{chain, grid_2d};
@@ -51,38 +51,23 @@ fn drive(
     level_cap: u32,
 ) -> (Totals, Option<Outcome>, Vec<u64>) {
     let n = graph.vertex_count();
-    gpu.backend.begin_search(sources).expect("begin_search");
-    let (mut level, mut frontier_len, mut form) = (0, sources.len() as u32, FrontierForm::Queue);
+    let mut position = begin(&mut gpu.backend, graph, sources);
     let mut totals = Totals::default();
     let mut waves = Vec::new();
     let mut walls = Vec::new();
-    while frontier_len > 0 && level < level_cap {
-        let command = WaveCommand {
-            topology: choice.topology,
-            frontier: form,
-            level,
-            frontier_len,
-            max_levels: choice.max_levels,
-            launch: launch_for(gpu.backend.capabilities(), &choice, frontier_len, n),
-            band_max_frontier_edges: choice.band,
-        };
-        let report = gpu
-            .backend
-            .run_wave(&command)
-            .unwrap_or_else(|e| panic!("{choice:?} at level {level}: {e}"));
-        check_report(&command, &report);
-        let last = report.levels.last().expect("a level");
+    while position.frontier_len > 0 && position.level < level_cap {
+        let command = command_for(&gpu.backend, graph, &choice, position);
+        let (report, after) = run(&mut gpu.backend, &command)
+            .unwrap_or_else(|e| panic!("{choice:?} at level {}: {e}", position.level));
         totals.levels += report.levels.len() as u64;
         totals.commands += 1;
         totals.device_ns += report.device_ns.expect("device time");
         totals.wall_ns += report.wall_ns;
         walls.push(report.wall_ns);
-        level += report.levels.len() as u32;
-        frontier_len = last.frontier_out;
-        form = report.frontier.expect("frontier form");
+        position = after;
         waves.push((choice, report));
     }
-    if frontier_len > 0 {
+    if position.frontier_len > 0 {
         return (totals, None, walls);
     }
     let mut depths = vec![0; n as usize];
@@ -111,7 +96,7 @@ fn median_u64(values: &[u64]) -> f64 {
 /// Grid sizes to compare: a few fractions of an H200's 132 SMs and every
 /// resident block, as far as the device holds them.
 fn grid_sizes(resident: u32) -> Vec<u32> {
-    let wanted: &[u32] = if emulated() {
+    let wanted: &[u32] = if small() {
         &[1, 2, 4]
     } else {
         &[66, 132, 264, 528]
@@ -282,7 +267,7 @@ fn fused_per_level_cost() {
         size(2, 1),
         true,
     );
-    if !emulated() {
+    if !small() {
         // The grid of the project's goal (5,999 levels); checked once.
         let big = Arc::new(grid_2d(3000, 3000).expect("grid"));
         profile_graph(&mut gpu, "grid 3000x3000", &big, u32::MAX, 3, false);

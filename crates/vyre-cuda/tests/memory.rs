@@ -7,7 +7,7 @@ mod common;
 use std::sync::Arc;
 
 use common::{corpus, open_gpu, upload};
-use vyre_cuda::{CudaBackend, CudaOpenRequest, PtxOrigin};
+use vyre_cuda::{CudaBackend, PtxOrigin};
 use vyre_driver::backend::{Backend, DeviceLayout};
 use vyre_graph::build::{BuildOptions, build_graph};
 use vyre_graph::generate::{chain, grid_2d};
@@ -67,16 +67,14 @@ fn depths_start_unreached_after_upload() {
 }
 
 #[test]
-fn a_graph_without_vertices_uploads_and_searches_nothing() {
+fn a_graph_without_vertices_uploads_and_reads_back_nothing() {
     let Some(mut gpu) = open_gpu("zero_vertices") else {
         return;
     };
     let empty = Csr::from_parts(vec![0], Vec::new()).expect("empty csr");
     let graph = Arc::new(Graph::symmetric(empty));
     upload(&mut gpu.backend, &graph);
-    gpu.backend.begin_search(&[]).expect("begin");
     gpu.backend.read_depths(&mut []).expect("depths");
-    assert!(gpu.backend.begin_search(&[0]).is_err());
     let directed = Arc::new(build_graph(3, &[(0, 1)], BuildOptions::DIRECTED).expect("graph"));
     let layout = upload(&mut gpu.backend, &directed);
     assert!(layout.in_edges.is_some());
@@ -100,16 +98,29 @@ fn capabilities_are_measured_from_the_device() {
     assert!(!caps.needs_readback_staging);
     assert!(caps.device_timestamps);
     assert_eq!(caps.subgroup_size, 32);
+    assert!(caps.resident_lanes >= caps.resident_workgroups * caps.resident_workgroup_size);
+    assert!(caps.resident_lanes > 0);
     assert!(caps.launch_overhead_ns > 100.0 && caps.launch_overhead_ns < 1e7);
     assert!(caps.memory_budget_bytes > 0);
     assert!(caps.max_workgroup_size_x >= 256);
     if caps.megakernel.supports_device_wide_barrier {
         assert_eq!(caps.resident_workgroup_size, 256);
         assert!(caps.resident_workgroups > 0);
+        let blocks = format!("{} blocks of 256 threads", caps.resident_workgroups);
+        assert!(
+            caps.barrier_reason.starts_with("cooperative launch: ")
+                && caps.barrier_reason.contains(&blocks),
+            "{}",
+            caps.barrier_reason
+        );
     } else {
-        assert_eq!(caps.resident_workgroups, 0);
+        assert_eq!(
+            (caps.resident_workgroups, caps.resident_workgroup_size),
+            (0, 0)
+        );
+        assert!(!caps.barrier_reason.is_empty());
     }
     // A second backend in this process compiles nothing.
-    let again = CudaBackend::open(&CudaOpenRequest::default()).expect("second open");
+    let again = CudaBackend::open(&common::open_request()).expect("second open");
     assert_eq!(again.ptx_origin(), PtxOrigin::Memory);
 }

@@ -1,16 +1,17 @@
 //! Searches that change topology between waves, chain several per-wave
 //! levels into one command, or leave and re-enter a fused launch through
-//! its band; and commands the backend must refuse without losing the
+//! its band; and the commands this backend refuses without losing the
 //! search. Needs a CUDA device; skips visibly without one.
 
 mod common;
 
 use common::{
-    Choice, HISTORY_LEVELS, check_outcome, corpus, has_barrier, launch_for, open_gpu, search,
-    upload,
+    Choice, HISTORY_LEVELS, check_outcome, corpus, has_barrier, open_gpu, search, upload,
 };
 use std::sync::Arc;
-use vyre_driver::backend::{Backend, BackendErrorKind, FrontierForm, WaveCommand};
+use vyre_driver::backend::{
+    Backend, BackendErrorKind, DeviceLayout, SearchPosition, SearchSources, WaveCommand,
+};
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology as Topology;
 use vyre_graph::generate::{KroneckerSpec, grid_2d, kronecker};
 
@@ -195,82 +196,46 @@ fn every_vertex_as_a_source_discovers_nothing() {
 }
 
 #[test]
-fn bad_commands_are_refused_and_the_search_goes_on() {
+fn commands_without_a_search_or_in_part_warps_are_refused_and_the_search_goes_on() {
     let Some(mut gpu) = open_gpu("refusals") else {
         return;
     };
     let graph = Arc::new(grid_2d(common::size(64, 16), common::size(64, 16)).expect("grid"));
-    upload(&mut gpu.backend, &graph);
-    let n = graph.vertex_count();
-    let caps = gpu.backend.capabilities().clone();
-    let wave = |topology, blocks| {
-        let choice = Choice {
-            blocks,
-            ..Choice::single(topology)
-        };
-        WaveCommand {
-            topology,
-            frontier: FrontierForm::Queue,
-            level: 0,
-            frontier_len: 1,
-            max_levels: 1,
-            launch: launch_for(&caps, &choice, 1, n),
-            band_max_frontier_edges: u64::MAX,
-        }
-    };
-    let refused = |backend: &mut vyre_cuda::CudaBackend, command: WaveCommand, needle: &str| {
-        let err = backend.run_wave(&command).expect_err(needle);
+    // Command validity is the driver's (its tests); the backend refuses only
+    // what its own buffers and kernels cannot do.
+    let refused = |backend: &mut vyre_cuda::CudaBackend, command, needle: &str| {
+        let err = backend.run_wave(command).expect_err(needle);
         assert_eq!(err.kind(), BackendErrorKind::InvalidRequest, "{err}");
         assert!(err.message().contains(needle), "{needle}: {err}");
         assert!(err.message().contains("Fix:"), "{err}");
     };
-    let mut fresh =
-        vyre_cuda::CudaBackend::open(&vyre_cuda::CudaOpenRequest::default()).expect("open");
-    refused(
-        &mut fresh,
-        wave(Topology::SparseFrontier, None),
-        "no graph is uploaded",
-    );
+    let start = {
+        let sources = SearchSources::new(&[0], &graph).expect("sources");
+        SearchPosition::start(&sources)
+    };
+    let hybrid = Choice::single(Topology::HybridFrontier);
+    let command = common::command_for(&gpu.backend, &graph, &hybrid, start);
+    let mut fresh = vyre_cuda::CudaBackend::open(&common::open_request()).expect("open");
+    refused(&mut fresh, &command, "no graph is uploaded");
     drop(fresh);
-    refused(
-        &mut gpu.backend,
-        wave(Topology::SparseFrontier, None),
-        "no search is in progress",
-    );
-    gpu.backend.begin_search(&[0]).expect("begin");
-    if caps.resident_workgroups > 0 {
-        refused(
-            &mut gpu.backend,
-            wave(Topology::FusedWave, Some(caps.resident_workgroups + 1)),
-            "can be resident",
-        );
-    }
-    let mut c = wave(Topology::DenseFrontier, None);
-    c.launch.workgroup_size_x = caps.max_workgroup_size_x + 1;
-    refused(&mut gpu.backend, c, "asks for workgroups");
-    let mut c = wave(Topology::DenseFrontier, None);
-    c.launch.dispatch_grid = [1, 0, 1];
-    refused(&mut gpu.backend, c, "zero dimension");
-    let mut c = wave(Topology::HybridFrontier, None);
-    c.max_levels = HISTORY_LEVELS + 1;
-    refused(&mut gpu.backend, c, "per command");
-    let mut c = wave(Topology::HybridFrontier, None);
-    c.level = 1;
-    refused(&mut gpu.backend, c, "search is at level 0");
-    let mut c = wave(Topology::HybridFrontier, None);
-    c.frontier = FrontierForm::Bitmap;
-    refused(&mut gpu.backend, c, "held as a Bitmap");
+    upload(&mut gpu.backend, &graph);
+    refused(&mut gpu.backend, &command, "no search is in progress");
+    common::begin(&mut gpu.backend, &graph, &[0]);
+    let mut half_warp = WaveCommand::clone(&command);
+    half_warp.launch.workgroup_size_x = 16;
+    half_warp.launch.slots_per_lane = 1;
+    let caps = gpu.backend.capabilities().clone();
+    let layout = DeviceLayout::for_graph(&graph, &caps, HISTORY_LEVELS).expect("layout");
+    let half_warp = half_warp
+        .check(&caps, &layout)
+        .expect("the driver allows 16 lanes");
+    refused(&mut gpu.backend, &half_warp, "whole warps of 32");
     // Nothing above touched the device: the search goes on from level 0,
     // where the corner of the grid has two neighbours.
-    let report = gpu
-        .backend
-        .run_wave(&wave(Topology::HybridFrontier, None))
-        .expect("a valid wave after the refusals");
+    let (report, _) = common::run(&mut gpu.backend, &command).expect("a valid wave");
     assert_eq!(report.levels.len(), 1);
     assert_eq!(
         (report.levels[0].level, report.levels[0].frontier_out),
         (0, 2)
     );
-    assert!(gpu.backend.begin_search(&[n]).is_err());
-    assert!(gpu.backend.begin_search(&[1, 1]).is_err());
 }

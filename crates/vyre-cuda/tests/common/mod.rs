@@ -7,8 +7,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use vyre_cuda::{CudaBackend, CudaOpenRequest, driver_present};
 use vyre_driver::backend::{
-    Backend, BackendErrorKind, DeviceCapabilities, DeviceLayout, FrontierForm, LaunchShape,
-    WaveCommand, WaveReport, frontier_form_of, slots_for,
+    Backend, BackendErrorKind, CheckedCommand, DeviceCapabilities, DeviceLayout, EDGES_PER_LANE,
+    FrontierForm, LaunchShape, LevelSizing, SearchPosition, SearchSources, WaveCommand, WaveReport,
+    frontier_form_of, is_edge_balanced, slots_for,
 };
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology as Topology;
 use vyre_graph::bfs::reference_bfs;
@@ -24,9 +25,16 @@ pub fn emulated() -> bool {
     std::env::var_os("VYRE_CUDA_EMULATED").is_some()
 }
 
-/// `full` on a GPU, `small` under the emulator.
-pub fn size(full: u32, small: u32) -> u32 {
-    if emulated() { small } else { full }
+/// Whether the tests use small graphs and launches and check no timing:
+/// under the emulator, or with `VYRE_CUDA_SMALL=1` (the sanitizer runs of
+/// `sanitize.sh`).
+pub fn small() -> bool {
+    emulated() || std::env::var("VYRE_CUDA_SMALL").is_ok_and(|v| v == "1")
+}
+
+/// `full` on a GPU, `small` under the emulator or the sanitizers.
+pub fn size(full: u32, small_size: u32) -> u32 {
+    if small() { small_size } else { full }
 }
 
 /// Levels one command may record (sizes the history buffer).
@@ -48,7 +56,8 @@ pub fn visible(line: &str) {
     let _ = writeln!(std::io::stderr(), "{line}");
 }
 
-fn required() -> bool {
+/// Whether `VYRE_REQUIRE_BACKENDS` names cuda: a skip is then a failure.
+pub fn required() -> bool {
     std::env::var("VYRE_REQUIRE_BACKENDS").is_ok_and(|v| v.to_ascii_lowercase().contains("cuda"))
 }
 
@@ -66,7 +75,7 @@ pub fn open_gpu(test: &str) -> Option<Gpu> {
         visible(&format!("{test}: skipped: no CUDA driver"));
         return None;
     }
-    match CudaBackend::open(&CudaOpenRequest::default()) {
+    match CudaBackend::open(&open_request()) {
         Ok(backend) => Some(Gpu {
             backend,
             _lock: lock,
@@ -79,15 +88,36 @@ pub fn open_gpu(test: &str) -> Option<Gpu> {
     }
 }
 
-/// Whether the device can run FusedWave; prints a skip line when not.
+/// How the tests open the device: the default request, with the wait limit
+/// of `VYRE_CUDA_WAIT_LIMIT_S` when set (the sanitizers slow kernels down).
+pub fn open_request() -> CudaOpenRequest {
+    let wait_limit = std::env::var("VYRE_CUDA_WAIT_LIMIT_S")
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok())
+        .map(std::time::Duration::from_secs);
+    CudaOpenRequest {
+        wait_limit,
+        ..CudaOpenRequest::default()
+    }
+}
+
+/// Whether the device can run FusedWave; prints a skip line when not, and
+/// fails when `VYRE_REQUIRE_BACKENDS` names cuda (a missing barrier is then
+/// a fault, not a skip).
 pub fn has_barrier(gpu: &Gpu) -> bool {
     let caps = gpu.backend.capabilities();
-    if caps.megakernel.supports_device_wide_barrier && caps.resident_workgroups > 0 {
+    if caps.can_fuse() {
         return true;
     }
+    assert!(
+        !required(),
+        "VYRE_REQUIRE_BACKENDS includes cuda but {} has no device-wide barrier: {}",
+        caps.device_name,
+        caps.barrier_reason
+    );
     visible(&format!(
-        "skipped: {} has no device-wide barrier",
-        caps.device_name
+        "skipped: {} has no device-wide barrier: {}",
+        caps.device_name, caps.barrier_reason
     ));
     false
 }
@@ -329,46 +359,104 @@ impl Choice {
 #[derive(Clone, Copy, Debug)]
 pub struct Step {
     pub wave: usize,
-    pub level: u32,
-    pub frontier_len: u32,
-    pub form: FrontierForm,
+    pub position: SearchPosition,
 }
 
-/// The launch the engine would size, by a simple rule: width 256 and
-/// ceil(slots / width) workgroups; FusedWave at the resident width with at
-/// most the resident workgroups.
+/// The launch the engine would size, by its rules in small: width 256 (64
+/// when small); the first level's workgroups for its slots and, when
+/// edge-balanced, its edges; later levels as many as the largest level
+/// could use; every grid capped at what the device holds at once (at 4
+/// workgroups when small), the lanes striding over the rest.
+/// FusedWave at the resident width with at most the resident workgroups.
 pub fn launch_for(
     caps: &DeviceCapabilities,
     choice: &Choice,
-    frontier_len: u32,
-    n: u32,
+    position: &SearchPosition,
+    graph: &Graph,
 ) -> LaunchShape {
-    let cap = caps.max_compute_workgroups_per_dimension.min(size(8192, 4));
-    if choice.topology == Topology::FusedWave {
+    let (topology, len, n) = (choice.topology, position.frontier_len, graph.vertex_count());
+    let (width, blocks, later) = if topology == Topology::FusedWave {
         let width = caps.resident_workgroup_size;
-        let needed = frontier_len.div_ceil(width).max(1);
+        let needed = len.div_ceil(width).max(1);
         let blocks = choice
             .blocks
             .unwrap_or(needed.min(caps.resident_workgroups));
-        return LaunchShape {
-            workgroup_size_x: width,
-            dispatch_grid: [blocks, 1, 1],
-            slots_per_lane: 1,
+        let later = LevelSizing {
+            edges_per_lane: 0,
             max_workgroups: blocks,
         };
-    }
-    let width = size(256, 64);
-    let slots = slots_for(choice.topology, frontier_len, n);
-    let blocks = choice.blocks.unwrap_or(slots.div_ceil(width).clamp(1, cap));
-    let most = slots_for(choice.topology, n, n)
-        .div_ceil(width)
-        .clamp(1, cap);
+        (width, blocks, later)
+    } else {
+        let width = size(256, 64);
+        let resident = size((caps.resident_lanes / width).max(1), 4);
+        let sizing = LevelSizing {
+            edges_per_lane: if is_edge_balanced(topology) {
+                EDGES_PER_LANE
+            } else {
+                0
+            },
+            max_workgroups: resident.min(caps.max_compute_workgroups_per_dimension),
+        };
+        let blocks = choice
+            .blocks
+            .unwrap_or_else(|| sizing.workgroups(topology, width, len, position.frontier_edges, n));
+        let largest = sizing.workgroups(topology, width, n, graph.edge_count(), n);
+        let later = LevelSizing {
+            max_workgroups: largest,
+            ..sizing
+        };
+        (width, blocks, later)
+    };
+    let slots = u64::from(slots_for(topology, len, n));
+    let lanes = u64::from(blocks) * u64::from(width);
     LaunchShape {
         workgroup_size_x: width,
         dispatch_grid: [blocks, 1, 1],
-        slots_per_lane: 1,
-        max_workgroups: most,
+        slots_per_lane: u32::try_from(slots.div_ceil(lanes).max(1)).expect("slots per lane"),
+        later,
     }
+}
+
+/// The command `choice` makes at `position`, checked against the device and
+/// the layout `upload` computes.
+pub fn command_for(
+    backend: &CudaBackend,
+    graph: &Graph,
+    choice: &Choice,
+    position: SearchPosition,
+) -> CheckedCommand {
+    let caps = backend.capabilities();
+    let layout = DeviceLayout::for_graph(graph, caps, HISTORY_LEVELS).expect("layout");
+    WaveCommand {
+        topology: choice.topology,
+        position,
+        max_levels: choice.max_levels,
+        launch: launch_for(caps, choice, &position, graph),
+        band_max_frontier_edges: choice.band,
+    }
+    .check(caps, &layout)
+    .unwrap_or_else(|e| panic!("{choice:?} at {position:?}: {e}"))
+}
+
+/// Begin a search from `sources`; its starting position.
+pub fn begin(backend: &mut CudaBackend, graph: &Graph, sources: &[u32]) -> SearchPosition {
+    let sources = SearchSources::new(sources, graph).expect("sources");
+    backend.begin_search(&sources).expect("begin_search");
+    SearchPosition::start(&sources)
+}
+
+/// Run `command`, check its report against the contract, and return it with
+/// the position after it.
+pub fn run(
+    backend: &mut CudaBackend,
+    command: &CheckedCommand,
+) -> Result<(WaveReport, SearchPosition), vyre_driver::backend::BackendError> {
+    let report = backend.run_wave(command)?;
+    check_report(command, &report);
+    let last = report.levels.last().expect("at least one level");
+    let levels = report.levels.len() as u32;
+    let after = command.position.after(command.topology, levels, last);
+    Ok((report, after))
 }
 
 /// Upload `graph` with a layout from the device's capabilities and check the
@@ -403,36 +491,23 @@ pub fn search(
     mut choose: impl FnMut(&Step) -> Choice,
 ) -> Outcome {
     let n = graph.vertex_count();
-    backend.begin_search(sources).expect("begin_search");
     let mut step = Step {
         wave: 0,
-        level: 0,
-        frontier_len: sources.len() as u32,
-        form: FrontierForm::Queue,
+        position: begin(backend, graph, sources),
     };
     let mut waves = Vec::new();
-    while step.frontier_len > 0 {
-        assert!(step.level <= n + 1, "the search runs past {n} levels");
+    while step.position.frontier_len > 0 {
+        assert!(
+            step.position.level <= n + 1,
+            "the search runs past {n} levels"
+        );
         let choice = choose(&step);
-        let command = WaveCommand {
-            topology: choice.topology,
-            frontier: step.form,
-            level: step.level,
-            frontier_len: step.frontier_len,
-            max_levels: choice.max_levels,
-            launch: launch_for(backend.capabilities(), &choice, step.frontier_len, n),
-            band_max_frontier_edges: choice.band,
-        };
-        let report = backend
-            .run_wave(&command)
+        let command = command_for(backend, graph, &choice, step.position);
+        let (report, position) = run(backend, &command)
             .unwrap_or_else(|e| panic!("wave {} ({choice:?}): {e}", step.wave));
-        check_report(&command, &report);
-        let last = report.levels.last().expect("at least one level");
         step = Step {
             wave: step.wave + 1,
-            level: step.level + report.levels.len() as u32,
-            frontier_len: last.frontier_out,
-            form: report.frontier.expect("frontier form"),
+            position,
         };
         waves.push((choice, report));
     }
@@ -455,9 +530,9 @@ pub fn check_report(command: &WaveCommand, report: &WaveReport) {
     assert_eq!(report.frontier, Some(frontier_form_of(command.topology)));
     assert!(report.device_ns.is_some());
     assert!(report.readback_bytes > 0);
-    assert_eq!(levels[0].frontier_in, command.frontier_len);
+    assert_eq!(levels[0].frontier_in, command.position.frontier_len);
     for (i, l) in levels.iter().enumerate() {
-        assert_eq!(l.level, command.level + i as u32);
+        assert_eq!(l.level, command.position.level + i as u32);
         if i + 1 < levels.len() {
             // A level ran after this one, so this one must not have stopped
             // the command.
