@@ -42,6 +42,18 @@ fn trace_reads_as_flags_and_words_with_units() {
         text.contains("trace of source 0 (vertex ids are 0-based):"),
         "{text}"
     );
+    // The device's barrier, and why it has none, on one line.
+    let barrier: Vec<_> = text
+        .lines()
+        .filter(|l| l.starts_with("barrier  "))
+        .collect();
+    assert_eq!(
+        barrier,
+        [
+            "barrier  no fused waves: each level runs as its own parallel step on the host; there is no persistent kernel to fuse levels into"
+        ],
+        "{text}"
+    );
     let rows = trace_rows(&text);
     assert_eq!(rows.len(), 29, "{text}");
     for row in &rows {

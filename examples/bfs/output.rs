@@ -106,6 +106,12 @@ pub fn print_human(ctx: &Context<'_>, m: &Measurement, show_trace: bool) {
         println!("{note}");
     }
     if show_trace {
+        let fused = if caps.can_fuse() {
+            "fused waves allowed"
+        } else {
+            "no fused waves"
+        };
+        println!("barrier  {fused}: {}", caps.barrier_reason);
         for run in &m.runs {
             trace::print(run);
         }
@@ -141,6 +147,8 @@ pub fn json(ctx: &Context<'_>, m: &Measurement) -> String {
         "device": caps.device_name,
         "backend": ctx.device.backend().name(),
         "backend_reason": ctx.device.selection_reason(),
+        "device_wide_barrier": caps.can_fuse(),
+        "barrier_reason": caps.barrier_reason,
         "graph": ctx.graph_name,
         "format": ctx.loaded.format,
         "numbering": ctx.loaded.numbering,

@@ -172,7 +172,9 @@ fn grid_sizing(place: &str, text: &str) -> Vec<Violation> {
     let mut found = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let code = line.trim_start();
-        let defines = [
+        // The name a definition introduces. Control-block word indices
+        // (`C_...`) name where the engine's value travels, not a value.
+        let defined = [
             "const ",
             "pub const ",
             "pub(crate) const ",
@@ -180,8 +182,12 @@ fn grid_sizing(place: &str, text: &str) -> Vec<Violation> {
             "#define ",
         ]
         .iter()
-        .any(|p| code.starts_with(p))
-            && (code.contains("EDGES_PER_LANE") || code.contains("EDGE_ROUNDS"));
+        .find_map(|p| code.strip_prefix(p))
+        .and_then(|rest| rest.split([':', ' ', '=']).next());
+        let defines = defined.is_some_and(|name| {
+            !name.starts_with("C_")
+                && (name.contains("EDGES_PER_LANE") || name.contains("EDGE_ROUNDS"))
+        });
         let sizes = code.contains("slots_for(")
             || code.contains("edge_balanced_slots(")
             || code.contains("ResidentGridPlan");
@@ -200,7 +206,7 @@ fn inline_kernels(place: &str, text: &str) -> Vec<Violation> {
     text.lines()
         .enumerate()
         .filter(|(_, line)| {
-            ["@compute", "__global__", "OpEntryPoint"]
+            ["@compute", "__global__ void", "OpEntryPoint"]
                 .iter()
                 .any(|marker| line.contains(marker))
         })
@@ -275,7 +281,9 @@ mod tests {
 
     #[test]
     fn own_grid_constants_and_slot_helpers_are_found() {
-        let text = "const EDGE_ROUNDS: u64 = 4;\nlet e = EDGES_PER_LANE * w;\noverride EDGES_PER_LANE: u32 = 2u;\nlet s = slots_for(t, n, n);\n#define VYRE_EDGE_ROUNDS 4\n";
+        // Line 6, a control word's index, is where the engine's value
+        // travels, not a value of the backend's own.
+        let text = "const EDGE_ROUNDS: u64 = 4;\nlet e = EDGES_PER_LANE * w;\noverride EDGES_PER_LANE: u32 = 2u;\nlet s = slots_for(t, n, n);\n#define VYRE_EDGE_ROUNDS 4\nconst C_EDGES_PER_LANE: u32 = 6u;\n";
         let lines: Vec<_> = grid_sizing("k", text)
             .into_iter()
             .map(|v| v.place)
@@ -285,8 +293,17 @@ mod tests {
 
     #[test]
     fn inline_kernels_are_found() {
-        let text = "let src = \"@compute @workgroup_size(64) fn main() {}\";\nlet ok = include_str!(\"x.wgsl\");\n";
-        assert_eq!(inline_kernels("k.rs", text).len(), 1);
+        let text = concat!(
+            "let src = \"@compute @workgroup_size(64) fn main() {}\";\n",
+            "let ok = include_str!(\"x.wgsl\");\n",
+            "let cu = \"extern \\\"C\\\" __global__ void k() {}\";\n",
+            "// entry points start with `extern \"C\" __global__`\n",
+        );
+        let found: Vec<_> = inline_kernels("k.rs", text)
+            .into_iter()
+            .map(|v| v.place)
+            .collect();
+        assert_eq!(found, ["k.rs:1", "k.rs:3"]);
     }
 
     #[test]

@@ -192,7 +192,6 @@ impl Backend for CudaBackend {
     }
 
     fn run_wave(&mut self, command: &CheckedCommand) -> Result<WaveReport, BackendError> {
-        let max_grid = self.held.device.caps.max_compute_workgroups_per_dimension;
         self.held.device.watchdog.ready()?;
         if self.held.graph.is_none() {
             return Err(not_uploaded());
@@ -202,8 +201,7 @@ impl Backend for CudaBackend {
                 "no search is in progress (none begun since the upload, or the last command failed). Fix: call begin_search before run_wave.",
             ));
         }
-        // Refused before anything is enqueued: the search goes on.
-        let grids = grids(command, max_grid)?;
+        let grids = grids(command);
         let epoch = self.next_epoch();
         let held = &mut *self.held;
         let graph = held.graph.as_mut().ok_or_else(not_uploaded)?;

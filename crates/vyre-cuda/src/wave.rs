@@ -23,16 +23,12 @@ use crate::buffers::DeviceGraph;
 use crate::device::Device;
 use crate::error::during;
 use crate::kernels::{
-    Kernels, Launch, SETUP_WIDTH, block_dense_shared_bytes, hybrid_shared_bytes, launch,
-    sparse_shared_bytes,
+    Kernels, Launch, block_dense_shared_bytes, hybrid_shared_bytes, launch, sparse_shared_bytes,
 };
 use crate::pacing::Pacer;
 use crate::records::{HostRecords, inconsistent, stops};
 use crate::timing::{EventPool, MAX_EVENTS};
 use crate::wait::stream_idle;
-
-/// Lanes of a warp: every kernel runs whole warps.
-const WARP: u32 = 32;
 
 /// The per-wave kernel of `topology` and its dynamic shared memory at
 /// `width`.
@@ -57,32 +53,16 @@ pub(crate) struct Grids {
     pub later: u32,
 }
 
-/// The command's grids, or an error for one these kernels cannot run: a
-/// width that is not a whole number of warps, or a grid of more blocks than
-/// one dimension holds.
-pub(crate) fn grids(command: &CheckedCommand, max_grid_x: u32) -> Result<Grids, BackendError> {
+/// The command's grids as CUDA launches them: one dimension (the driver's
+/// check keeps every grid within it and every width whole warps).
+pub(crate) fn grids(command: &CheckedCommand) -> Grids {
     let launch = &command.launch;
-    let width = launch.workgroup_size_x;
-    if !width.is_multiple_of(WARP) {
-        return Err(BackendError::new(format!(
-            "the command asks for workgroups of {width} threads but the CUDA kernels run whole warps of {WARP}. Fix: size launches for the CUDA backend with a width that is a multiple of capabilities().subgroup_size."
-        )));
-    }
-    let first = launch.workgroups();
-    let first = u32::try_from(first)
-        .ok()
-        .filter(|&b| b <= max_grid_x)
-        .ok_or_else(|| {
-            BackendError::new(format!(
-                "the launch grid {:?} has {first} workgroups but CUDA launches at most {max_grid_x} in one dimension. Fix: dispatch at most capabilities().max_compute_workgroups_per_dimension workgroups in all; the kernels stride over the rest.",
-                launch.dispatch_grid
-            ))
-        })?;
-    Ok(Grids {
-        width,
-        first,
+    Grids {
+        width: launch.workgroup_size_x,
+        // At most max_compute_workgroups_per_dimension, checked.
+        first: u32::try_from(launch.workgroups()).unwrap_or(u32::MAX),
         later: launch.later.max_workgroups,
-    })
+    }
 }
 
 /// Enqueue `command` on `grids` (its [`grids`]), wait for it once, and
@@ -116,7 +96,6 @@ pub(crate) fn run_command(
     graph.records.clear(levels);
     events.record(0, &stream)?;
 
-    let setup_cap = (device.caps.resident_lanes / SETUP_WIDTH).max(1);
     let queues = [0, 1].map(|i| graph.queue_ptr(&stream, i));
     let bitmaps = [0, 1].map(|i| graph.bitmap_ptr(&stream, i));
     let queue = |k: u32, reads| queues[position.buffer_of_level(k, reads) as usize & 1];
@@ -129,24 +108,38 @@ pub(crate) fn run_command(
     args.max_levels = levels;
     if converting {
         // The frontier moves into the same buffer index of the other form,
-        // where level 0 reads it.
+        // where level 0 reads it, on the first level's grid (the kernels
+        // stride over the items it does not cover).
+        let conversion = Launch {
+            blocks: grids.first,
+            width: grids.width,
+            shared_bytes: 0,
+        };
         match form {
             FrontierForm::Bitmap => {
                 args.queue_in = queue(0, true);
                 args.bitmap_out = bitmap(0, true);
-                let items = u64::from(position.frontier_len);
                 stream
                     .memset_zeros(&mut graph.bitmaps[position.buffer as usize & 1])
                     .map_err(during("bitmap clear"))?;
-                let conv = Launch::setup(items, setup_cap);
-                launch(&stream, &device.kernels.queue_to_bitmap, conv, &args, false)?;
+                launch(
+                    &stream,
+                    &device.kernels.queue_to_bitmap,
+                    conversion,
+                    &args,
+                    false,
+                )?;
             }
             FrontierForm::Queue => {
                 args.bitmap_in = bitmap(0, true);
                 args.queue_out = queue(0, true);
-                let words = u64::from(graph.layout.vertex_count).div_ceil(32);
-                let conv = Launch::setup(words, setup_cap);
-                launch(&stream, &device.kernels.bitmap_to_queue, conv, &args, false)?;
+                launch(
+                    &stream,
+                    &device.kernels.bitmap_to_queue,
+                    conversion,
+                    &args,
+                    false,
+                )?;
             }
         }
         events.record(1, &stream)?;
@@ -232,7 +225,6 @@ pub(crate) fn run_command(
     }
     let levels_run = u64::try_from(records.len()).unwrap_or(u64::MAX);
     Ok(WaveReport {
-        frontier: Some(form),
         wall_ns: u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX),
         device_ns: Some(device_ns),
         readback_bytes: levels_run * LEVEL_RECORD_BYTES,
@@ -324,26 +316,12 @@ mod tests {
     fn the_first_grid_is_the_commands_in_one_dimension_and_later_levels_its_rule() {
         let command = checked(64, [3, 2, 1], 7).unwrap();
         assert_eq!(
-            grids(&command, 1000).unwrap(),
+            grids(&command),
             Grids {
                 width: 64,
                 first: 6,
                 later: 7
             }
         );
-        let err = grids(&command, 5).unwrap_err();
-        assert!(
-            err.message().contains("at most 5 in one dimension"),
-            "{err}"
-        );
-        assert!(err.message().contains("Fix:"), "{err}");
-    }
-
-    #[test]
-    fn widths_below_a_warp_are_refused_not_rounded() {
-        let command = checked(16, [1, 1, 1], 1).expect("the driver accepts 16 lanes");
-        let err = grids(&command, 1000).unwrap_err();
-        assert!(err.message().contains("whole warps of 32"), "{err}");
-        assert!(err.message().contains("Fix:"), "{err}");
     }
 }

@@ -527,7 +527,6 @@ pub fn check_report(command: &WaveCommand, report: &WaveReport) {
     let levels = &report.levels;
     assert!(!levels.is_empty(), "a command runs at least one level");
     assert!(levels.len() <= command.max_levels.max(1) as usize);
-    assert_eq!(report.frontier, Some(frontier_form_of(command.topology)));
     assert!(report.device_ns.is_some());
     assert!(report.readback_bytes > 0);
     assert_eq!(levels[0].frontier_in, command.position.frontier_len);

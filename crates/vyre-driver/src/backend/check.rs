@@ -4,7 +4,9 @@
 
 use std::ops::Deref;
 
-use super::{BackendError, DeviceCapabilities, DeviceLayout, WaveCommand, slots_for};
+use super::{
+    BackendError, DeviceCapabilities, DeviceLayout, MAX_GRID_SLOTS, WaveCommand, slots_for,
+};
 use crate::megakernel_execution::MegakernelExecutionTopology;
 
 /// A [`WaveCommand`] that fits its device and layout.
@@ -28,9 +30,10 @@ impl WaveCommand {
     /// of the uploaded graph:
     /// - `FusedWave` only on a device with a device-wide barrier, at most
     ///   `resident_workgroups` workgroups of at most `resident_workgroup_size`;
-    /// - a power-of-two width within the device's limits, every grid
-    ///   dimension between 1 and the per-dimension limit, lanes x slots per
-    ///   lane covering every slot of the first level;
+    /// - a power-of-two width within the device's limits and a multiple of
+    ///   its subgroup size, a one-dimensional grid of 1 to the per-dimension
+    ///   limit workgroups, lanes x slots per lane covering every slot of the
+    ///   first level (up to [`MAX_GRID_SLOTS`]; kernels stride past it);
     /// - later levels sized with at least one workgroup, within the limit;
     /// - 1 to `max_levels_per_command` levels, a non-empty frontier within
     ///   the graph in buffer 0 or 1, and depths that stay below the
@@ -70,18 +73,23 @@ impl WaveCommand {
                 self.topology
             ));
         }
-        let dim_limit = caps.max_compute_workgroups_per_dimension;
-        if launch
-            .dispatch_grid
-            .iter()
-            .any(|&d| d == 0 || d > dim_limit)
-        {
+        let subgroup = caps.subgroup_size.max(1);
+        if !width.is_multiple_of(subgroup) {
             return refuse(format!(
-                "the launch grid {:?} has a dimension outside 1..={dim_limit} on {device}. Fix: size the launch with ResidentGridPlan::recommend and these capabilities; the kernels stride over the rest.",
+                "{:?} asks for workgroups of {width} threads but {device} runs whole subgroups of {subgroup}. Fix: size the launch with a width that is a multiple of capabilities().subgroup_size.",
+                self.topology
+            ));
+        }
+        let dim_limit = caps.max_compute_workgroups_per_dimension;
+        let blocks = launch.workgroups();
+        // Grids are one-dimensional ([n, 1, 1]): all of it must fit the one
+        // dimension a backend may launch it in.
+        if launch.dispatch_grid.contains(&0) || blocks > u64::from(dim_limit) {
+            return refuse(format!(
+                "the launch grid {:?} has {blocks} workgroups, outside 1..={dim_limit} on {device}. Fix: size the launch with ResidentGridPlan::recommend and these capabilities; the kernels stride over the rest.",
                 launch.dispatch_grid
             ));
         }
-        let blocks = launch.workgroups();
         if fused && blocks > u64::from(caps.resident_workgroups) {
             return refuse(format!(
                 "FusedWave asks for {blocks} workgroups but only {} can be resident at once on {device}; its grid barrier needs every workgroup resident. Fix: launch at most capabilities().resident_workgroups workgroups.",
@@ -103,7 +111,8 @@ impl WaveCommand {
             ));
         }
         let lanes = blocks * u64::from(width) * u64::from(launch.slots_per_lane);
-        let slots = u64::from(slots_for(self.topology, position.frontier_len, n));
+        let slots =
+            u64::from(slots_for(self.topology, position.frontier_len, n).min(MAX_GRID_SLOTS));
         if lanes < slots {
             return refuse(format!(
                 "the launch covers {lanes} slots but the first level of {:?} has {slots}. Fix: size the launch with ResidentGridPlan::recommend, which pads slots_per_lane.",
@@ -226,6 +235,13 @@ mod tests {
         refused(c, false, "outside 1..=1000");
         c.launch.dispatch_grid = [1001, 1, 1];
         refused(c, false, "outside 1..=1000");
+        // Each dimension fits, their product does not.
+        c.launch.dispatch_grid = [100, 20, 1];
+        refused(c, false, "2000 workgroups");
+        let mut c = command(T::SparseFrontier);
+        c.launch.workgroup_size_x = 16;
+        c.launch.dispatch_grid = [64, 1, 1];
+        refused(c, false, "whole subgroups of 32");
         let mut c = command(T::SparseFrontier);
         c.launch.workgroup_size_x = 0;
         refused(c, false, "up to 1024");

@@ -25,6 +25,7 @@ pub use layout::{
 };
 pub use position::{SearchPosition, SearchSources, SourceError};
 pub use wave::{
-    EDGES_PER_LANE, FrontierForm, LaunchShape, LevelRecord, LevelSizing, WARP_LANES, WaveCommand,
-    WaveReport, edge_balanced_slots, frontier_form_of, is_edge_balanced, slots_for,
+    EDGES_PER_LANE, FrontierForm, LaunchShape, LevelRecord, LevelSizing, MAX_GRID_SLOTS,
+    WARP_LANES, WaveCommand, WaveReport, edge_balanced_slots, frontier_form_of, is_edge_balanced,
+    slots_for,
 };

@@ -5,7 +5,8 @@ use super::SearchPosition;
 use crate::megakernel_execution::MegakernelExecutionTopology;
 
 /// Lanes that cooperate on one frontier vertex in `WarpSparseFrontier`
-/// (a hardware warp on CUDA, a virtual one elsewhere).
+/// (a hardware subgroup where the device's is this wide, a virtual one
+/// elsewhere).
 pub const WARP_LANES: u32 = 32;
 
 /// How the current frontier is held on the device.
@@ -36,6 +37,12 @@ pub fn frontier_form_of(topology: MegakernelExecutionTopology) -> FrontierForm {
 /// ([`LevelSizing::edges_per_lane`]) for the kernels that size later levels
 /// on the device.
 pub const EDGES_PER_LANE: u32 = 4;
+
+/// Most slots one launch is sized for: a multiple of every power-of-two
+/// width up to 256, so that a saturated slot count (a frontier of more than
+/// 2^27 vertices under `WarpSparseFrontier`) keeps the planner's preferred
+/// width. Kernels stride over whatever a grid does not cover.
+pub const MAX_GRID_SLOTS: u32 = u32::MAX - 255;
 
 /// Whether `topology`'s kernels share the frontier's edges evenly over their
 /// lanes, and so are sized by edges as well as by vertices.
@@ -128,7 +135,9 @@ pub struct LaunchShape {
     /// Threads per workgroup (a power of two within the device limits).
     pub workgroup_size_x: u32,
     /// Workgroups in x, y, z of the first level (of every level of a fused
-    /// launch).
+    /// launch, and of the frontier conversion before the first level, whose
+    /// kernels stride over the items it does not cover). The engine sizes
+    /// one-dimensional grids, `[n, 1, 1]`.
     pub dispatch_grid: [u32; 3],
     /// Slots each lane processes (the kernel strides by the total lane count).
     pub slots_per_lane: u32,

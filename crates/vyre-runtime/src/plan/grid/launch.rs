@@ -2,7 +2,7 @@
 //! rule later levels of a chain are sized by, and a fused launch's width.
 
 use vyre_driver::backend::{
-    BackendError, DeviceCapabilities, EDGES_PER_LANE, LaunchShape, LevelSizing,
+    BackendError, DeviceCapabilities, EDGES_PER_LANE, LaunchShape, LevelSizing, MAX_GRID_SLOTS,
     edge_balanced_slots, is_edge_balanced, slots_for,
 };
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
@@ -55,7 +55,7 @@ pub(crate) fn size_launch(
             by_vertices
         }
     };
-    let slots = slots_of(frontier.vertices, frontier.edges);
+    let slots = slots_of(frontier.vertices, frontier.edges).min(MAX_GRID_SLOTS);
     let fused = topology == MegakernelExecutionTopology::FusedWave;
     let (limits, request) = if fused {
         let limits = ResidentGridLimits::new(
@@ -97,4 +97,76 @@ pub(crate) fn size_launch(
             max_workgroups,
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use vyre_driver::backend::{SearchPosition, WaveCommand};
+    use vyre_driver::megakernel_execution::MegakernelDeviceCapabilities;
+
+    use super::*;
+
+    fn caps() -> DeviceCapabilities {
+        DeviceCapabilities {
+            device_name: "test".into(),
+            megakernel: MegakernelDeviceCapabilities::FUSION_INCAPABLE,
+            barrier_reason: "none".into(),
+            max_workgroup_size_x: 1024,
+            max_compute_workgroups_per_dimension: 65_535,
+            max_compute_invocations_per_workgroup: 1024,
+            subgroup_size: 32,
+            resident_lanes: 0,
+            resident_workgroups: 0,
+            resident_workgroup_size: 0,
+            memory_budget_bytes: u64::MAX,
+            max_binding_bytes: u64::MAX,
+            max_edge_segments: 1,
+            offset_bytes: 8,
+            needs_readback_staging: false,
+            launch_overhead_ns: 0.0,
+            device_timestamps: false,
+        }
+    }
+
+    #[test]
+    fn a_saturated_slot_count_keeps_whole_subgroups_and_passes_the_check() {
+        // 200 M frontier vertices x 32 lanes saturate u32.
+        let vertices = 200_000_000;
+        let frontier = FrontierSize {
+            vertices,
+            edges: 3_200_000_000,
+            graph_vertices: u32::MAX - 1,
+            graph_edges: 1 << 36,
+        };
+        let topology = MegakernelExecutionTopology::WarpSparseFrontier;
+        let launch = size_launch(topology, frontier, &caps()).unwrap();
+        assert_eq!(launch.workgroup_size_x, 256);
+        let layout = vyre_driver::backend::DeviceLayout {
+            vertex_count: u32::MAX - 1,
+            edge_count: 1 << 36,
+            offset_bytes: 8,
+            out_edges: vyre_driver::backend::EdgeSegments {
+                edges_per_segment: 1 << 36,
+                segment_count: 1,
+                edge_count: 1 << 36,
+            },
+            in_edges: None,
+            max_levels_per_command: 1,
+            readback_staging: false,
+        };
+        let command = WaveCommand {
+            topology,
+            position: SearchPosition {
+                level: 1,
+                frontier_len: vertices,
+                frontier_edges: frontier.edges,
+                form: vyre_driver::backend::FrontierForm::Queue,
+                buffer: 0,
+            },
+            max_levels: 1,
+            launch,
+            band_max_frontier_edges: u64::MAX,
+        };
+        command.check(&caps(), &layout).unwrap();
+    }
 }
