@@ -141,10 +141,23 @@ pub(crate) const CONTROL_WORDS: usize = (CONTROL_BYTES / 4) as usize;
 /// The layouts the kernels check.
 const SHARED: [Layout; 2] = [KernelArgs::LAYOUT, DeviceRecord::LAYOUT];
 
+/// `VYRE_OFFSETOF(T, f)`, a constant expression on every NVRTC: the
+/// `__builtin_offsetof` builtin exists from NVRTC 13.4; earlier front ends
+/// evaluate the classic null-pointer form at compile time through
+/// `__INTADDR__`. `VYRE_OFFSETOF_INTADDR` forces the second form, so a test
+/// can compile both on one NVRTC.
+const OFFSETOF_MACRO: &str = "\
+#if !defined(VYRE_OFFSETOF_INTADDR) && (__CUDACC_VER_MAJOR__ > 13 || (__CUDACC_VER_MAJOR__ == 13 && __CUDACC_VER_MINOR__ >= 4))
+#define VYRE_OFFSETOF(T, f) __builtin_offsetof(T, f)
+#else
+#define VYRE_OFFSETOF(T, f) ((unsigned long long)__INTADDR__(&(((T *)0)->f)))
+#endif
+";
+
 /// C `static_assert`s that each struct of `layouts` has the size and field
 /// offsets of its Rust mirror.
 pub(crate) fn layout_asserts_of(layouts: &[Layout]) -> String {
-    let mut out = String::new();
+    let mut out = String::from(OFFSETOF_MACRO);
     for layout in layouts {
         let c = layout.c_name;
         let _ = writeln!(
@@ -155,7 +168,7 @@ pub(crate) fn layout_asserts_of(layouts: &[Layout]) -> String {
         for (field, offset, _) in layout.fields {
             let _ = writeln!(
                 out,
-                "static_assert(__builtin_offsetof({c}, {field}) == {offset}, \"{c}.{field} is at byte {offset} in crates/vyre-cuda/src/args.rs\");"
+                "static_assert(VYRE_OFFSETOF({c}, {field}) == {offset}, \"{c}.{field} is at byte {offset} in crates/vyre-cuda/src/args.rs\");"
             );
         }
     }
@@ -178,14 +191,17 @@ mod tests {
         for layout in SHARED {
             for (field, offset, _) in layout.fields {
                 let line = format!(
-                    "static_assert(__builtin_offsetof({}, {field}) == {offset},",
+                    "static_assert(VYRE_OFFSETOF({}, {field}) == {offset},",
                     layout.c_name
                 );
                 assert!(asserts.contains(&line), "{line}");
             }
         }
         assert_eq!(
-            asserts.lines().count(),
+            asserts
+                .lines()
+                .filter(|l| l.starts_with("static_assert"))
+                .count(),
             2 + KernelArgs::LAYOUT.fields.len() + DeviceRecord::LAYOUT.fields.len()
         );
         assert!(asserts.contains("static_assert(sizeof(VyreArgs) == 168,"));

@@ -220,22 +220,24 @@ mod tests {
             return;
         }
         let arch = GpuArch::parse("sm_90").unwrap();
-        let source = kernel_source();
-        assert!(compile_source(&source, &arch).is_ok());
         let offset = std::mem::offset_of!(crate::args::KernelArgs, abort_flag);
-        let line = format!("__builtin_offsetof(VyreArgs, abort_flag) == {offset},");
-        assert!(source.contains(&line), "{line}");
-        let moved = source.replace(
-            &line,
-            &format!(
-                "__builtin_offsetof(VyreArgs, abort_flag) == {},",
-                offset + 8
-            ),
-        );
-        let err = compile_source(&moved, &arch).unwrap_err();
-        assert!(
-            err.message().contains("VyreArgs.abort_flag is at byte"),
-            "{err}"
-        );
+        let line = format!("VYRE_OFFSETOF(VyreArgs, abort_flag) == {offset},");
+        let moved_line = format!("VYRE_OFFSETOF(VyreArgs, abort_flag) == {},", offset + 8);
+        // Both forms of the offset: the builtin, and the __INTADDR__ form
+        // NVRTC before 13.4 needs.
+        for forced in [false, true] {
+            let mut source = kernel_source();
+            if forced {
+                source.insert_str(0, "#define VYRE_OFFSETOF_INTADDR 1\n");
+            }
+            assert!(compile_source(&source, &arch).is_ok(), "forced {forced}");
+            assert!(source.contains(&line), "{line}");
+            let moved = source.replace(&line, &moved_line);
+            let err = compile_source(&moved, &arch).unwrap_err();
+            assert!(
+                err.message().contains("VyreArgs.abort_flag is at byte"),
+                "forced {forced}: {err}"
+            );
+        }
     }
 }
