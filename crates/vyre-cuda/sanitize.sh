@@ -17,7 +17,8 @@
 #   Logs go to $OUT (default ./sanitize-logs): TOOL-TEST.log is the
 #   sanitizer's report, TOOL-TEST.out the test's own output.
 # Environment: SANITIZE_TIMEOUT (seconds per test binary and tool, default
-# 540), COMPUTE_SANITIZER (default: compute-sanitizer on PATH, else under
+# 540), SANITIZE_TESTS (default: topologies switching balance memory),
+# COMPUTE_SANITIZER (default: compute-sanitizer on PATH, else under
 # /usr/local/cuda/bin).
 # Exit status 0 when every run passed its tests with no sanitizer error.
 set -uo pipefail
@@ -64,7 +65,7 @@ passed=0
 failed=0
 for tool in "${tools[@]}"; do
     args="$(tool_args "$tool")" || exit 2
-    for test in topologies switching balance memory; do
+    for test in ${SANITIZE_TESTS:-topologies switching balance memory}; do
         exe="$(binary "$test")"
         if [ -z "$exe" ]; then
             echo "FAIL $tool $test: no $test-* executable in $bin_dir"
