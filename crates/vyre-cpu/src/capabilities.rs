@@ -15,6 +15,7 @@ pub(crate) fn cpu_capabilities(pool: &rayon::ThreadPool, budget: u64) -> DeviceC
         max_compute_workgroups_per_dimension: u32::MAX,
         max_compute_invocations_per_workgroup: 1024,
         subgroup_size: 1,
+        workgroup_width_multiple: 1,
         resident_lanes: u32::try_from(pool.current_num_threads()).unwrap_or(u32::MAX),
         resident_workgroups: 0,
         resident_workgroup_size: 0,

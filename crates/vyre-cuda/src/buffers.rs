@@ -256,6 +256,7 @@ mod tests {
             max_compute_workgroups_per_dimension: u32::MAX,
             max_compute_invocations_per_workgroup: 1024,
             subgroup_size: 32,
+            workgroup_width_multiple: 32,
             resident_lanes: 25_600,
             resident_workgroups: 100,
             resident_workgroup_size: 256,

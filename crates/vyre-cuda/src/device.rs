@@ -132,6 +132,8 @@ pub(crate) fn open_device(request: &CudaOpenRequest) -> Result<Device, BackendEr
         max_compute_workgroups_per_dimension: max_grid_x,
         max_compute_invocations_per_workgroup: max_threads,
         subgroup_size: warp,
+        // The kernels use warp intrinsics: whole warps only.
+        workgroup_width_multiple: warp,
         resident_lanes: sm_count.saturating_mul(threads_per_sm),
         resident_workgroups: resident,
         resident_workgroup_size: if resident > 0 { FUSED_WIDTH } else { 0 },

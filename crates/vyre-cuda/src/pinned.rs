@@ -3,6 +3,7 @@
 //! without a copy or a synchronisation. The host touches them only through
 //! atomics.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64};
 
 use cudarc::driver::{CudaContext, result, sys};
@@ -10,11 +11,14 @@ use vyre_driver::backend::BackendError;
 
 use crate::error::during;
 
-/// `len` words of mapped, page-locked host memory.
+/// `len` words of mapped, page-locked host memory. It keeps its context
+/// alive, so that the context outlives the allocation and the memory is
+/// freed, not released with the context.
 pub(crate) struct MappedWords {
     words: *mut u32,
     len: usize,
     device_ptr: u64,
+    ctx: Arc<CudaContext>,
 }
 
 // SAFETY: `words` points to memory this value owns alone; the host reaches
@@ -26,7 +30,7 @@ unsafe impl Sync for MappedWords {}
 
 impl MappedWords {
     /// Allocate `len` words (at least one), zeroed, in `ctx`.
-    pub(crate) fn new(ctx: &CudaContext, len: usize) -> Result<Self, BackendError> {
+    pub(crate) fn new(ctx: &Arc<CudaContext>, len: usize) -> Result<Self, BackendError> {
         let len = len.max(1);
         ctx.bind_to_thread().map_err(during("context binding"))?;
         // SAFETY: a plain page-locked allocation of `len` words, mapped into
@@ -44,6 +48,7 @@ impl MappedWords {
             words: host.cast::<u32>(),
             len,
             device_ptr,
+            ctx: Arc::clone(ctx),
         };
         mapped.map_err(during("mapped pointer query"))?;
         for i in 0..len {
@@ -81,8 +86,13 @@ impl MappedWords {
 
 impl Drop for MappedWords {
     fn drop(&mut self) {
-        // SAFETY: allocated by cuMemHostAlloc in `new` and freed once, here;
-        // owners keep this alive (or leak it) while a kernel may use it.
+        // The free needs the context current on this thread.
+        if self.ctx.bind_to_thread().is_err() {
+            return;
+        }
+        // SAFETY: allocated by cuMemHostAlloc in `new` and freed once, here,
+        // in its own context (kept alive by `self.ctx`); owners keep this
+        // alive (or leak it) while a kernel may use it.
         let _ = unsafe { result::free_host(self.words.cast()) };
     }
 }

@@ -10,6 +10,7 @@
 //! leaks its device objects rather than make a driver call that would wait
 //! for the stuck kernel.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cudarc::driver::{CudaContext, CudaStream, DriverError, sys};
@@ -95,7 +96,7 @@ pub(crate) struct Watchdog {
 
 impl Watchdog {
     /// A watchdog of `limit` for the streams of `ctx`.
-    pub(crate) fn new(ctx: &CudaContext, limit: Duration) -> Result<Self, BackendError> {
+    pub(crate) fn new(ctx: &Arc<CudaContext>, limit: Duration) -> Result<Self, BackendError> {
         Ok(Self {
             abort: MappedWords::new(ctx, 1)?,
             limit,

@@ -231,7 +231,7 @@ fn commands_without_a_search_are_refused_and_the_search_goes_on() {
     let err = half_warp
         .check(&caps, &layout)
         .expect_err("the driver refuses 16 lanes");
-    assert!(err.message().contains("whole subgroups of 32"), "{err}");
+    assert!(err.message().contains("whole groups of 32 lanes"), "{err}");
     // Nothing above touched the device: the search goes on from level 0,
     // where the corner of the grid has two neighbours.
     let (report, _) = common::run(&mut gpu.backend, &command).expect("a valid wave");

@@ -52,6 +52,7 @@ fn caps(barrier: bool) -> DeviceCapabilities {
         max_compute_workgroups_per_dimension: 65_535,
         max_compute_invocations_per_workgroup: 256,
         subgroup_size: 32,
+        workgroup_width_multiple: 1,
         resident_lanes: if barrier { RESIDENT_LANES } else { 0 },
         resident_workgroups: if barrier { RESIDENT_LANES / 128 } else { 0 },
         resident_workgroup_size: if barrier { 128 } else { 0 },

@@ -155,6 +155,8 @@ pub(crate) fn capabilities(
         max_compute_workgroups_per_dimension: facts.max_workgroup_count_x,
         max_compute_invocations_per_workgroup: facts.max_workgroup_invocations,
         subgroup_size: facts.subgroup_size.max(1),
+        // The WGSL kernels run virtual warps: any power-of-two width works.
+        workgroup_width_multiple: 1,
         // Measured, not guessed: the lanes the probe found running at once.
         resident_lanes: if fused { barrier.resident_lanes() } else { 0 },
         resident_workgroups: if fused { barrier.workgroups() } else { 0 },

@@ -186,6 +186,8 @@ pub(crate) fn open(request: &WgpuOpenRequest) -> Result<OpenedDevice, BackendErr
         max_compute_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension,
         max_compute_invocations_per_workgroup: limits.max_compute_invocations_per_workgroup,
         subgroup_size,
+        // The WGSL kernels run virtual warps: any power-of-two width works.
+        workgroup_width_multiple: 1,
         // wgpu does not say how many invocations the adapter runs at once.
         resident_lanes: 0,
         resident_workgroups: 0,

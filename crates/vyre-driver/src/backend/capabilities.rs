@@ -33,6 +33,10 @@ pub struct DeviceCapabilities {
     pub max_compute_invocations_per_workgroup: u32,
     /// Lanes per subgroup (warp); 1 on the CPU.
     pub subgroup_size: u32,
+    /// Every launch width must be a multiple of this: the backend's kernels
+    /// run whole groups of this many lanes (32 where they use warp
+    /// intrinsics; 1 where any power of two works).
+    pub workgroup_width_multiple: u32,
     /// Invocations the whole device keeps running at once (for example
     /// streaming multiprocessors x resident threads per multiprocessor); 0
     /// when the device does not say. The engine never sizes a per-wave

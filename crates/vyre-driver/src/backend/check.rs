@@ -31,7 +31,7 @@ impl WaveCommand {
     /// - `FusedWave` only on a device with a device-wide barrier, at most
     ///   `resident_workgroups` workgroups of at most `resident_workgroup_size`;
     /// - a power-of-two width within the device's limits and a multiple of
-    ///   its subgroup size, a one-dimensional grid of 1 to the per-dimension
+    ///   `workgroup_width_multiple`, a one-dimensional grid of 1 to the per-dimension
     ///   limit workgroups, lanes x slots per lane covering every slot of the
     ///   first level (up to [`MAX_GRID_SLOTS`]; kernels stride past it);
     /// - later levels sized with at least one workgroup, within the limit;
@@ -73,10 +73,10 @@ impl WaveCommand {
                 self.topology
             ));
         }
-        let subgroup = caps.subgroup_size.max(1);
-        if !width.is_multiple_of(subgroup) {
+        let multiple = caps.workgroup_width_multiple.max(1);
+        if !width.is_multiple_of(multiple) {
             return refuse(format!(
-                "{:?} asks for workgroups of {width} threads but {device} runs whole subgroups of {subgroup}. Fix: size the launch with a width that is a multiple of capabilities().subgroup_size.",
+                "{:?} asks for workgroups of {width} threads but the kernels on {device} run whole groups of {multiple} lanes. Fix: size the launch with a width that is a multiple of capabilities().workgroup_width_multiple.",
                 self.topology
             ));
         }
@@ -173,6 +173,7 @@ mod tests {
             max_compute_workgroups_per_dimension: 1000,
             max_compute_invocations_per_workgroup: 1024,
             subgroup_size: 32,
+            workgroup_width_multiple: 32,
             resident_lanes: 8192,
             resident_workgroups: if barrier { 64 } else { 0 },
             resident_workgroup_size: if barrier { 256 } else { 0 },
@@ -241,7 +242,7 @@ mod tests {
         let mut c = command(T::SparseFrontier);
         c.launch.workgroup_size_x = 16;
         c.launch.dispatch_grid = [64, 1, 1];
-        refused(c, false, "whole subgroups of 32");
+        refused(c, false, "whole groups of 32 lanes");
         let mut c = command(T::SparseFrontier);
         c.launch.workgroup_size_x = 0;
         refused(c, false, "up to 1024");

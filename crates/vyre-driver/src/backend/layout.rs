@@ -286,6 +286,7 @@ mod tests {
             max_compute_workgroups_per_dimension: 65_535,
             max_compute_invocations_per_workgroup: 256,
             subgroup_size: 32,
+            workgroup_width_multiple: 1,
             resident_lanes: 0,
             resident_workgroups: 0,
             resident_workgroup_size: 0,

@@ -115,6 +115,7 @@ mod tests {
             max_compute_workgroups_per_dimension: 65_535,
             max_compute_invocations_per_workgroup: 1024,
             subgroup_size: 32,
+            workgroup_width_multiple: 32,
             resident_lanes: 0,
             resident_workgroups: 0,
             resident_workgroup_size: 0,
