@@ -32,6 +32,8 @@ pub struct SourceRun {
     pub source: u32,
     /// Median search time over the repetitions.
     pub time: Duration,
+    /// Every repetition's search time, shortest first.
+    pub times: Vec<Duration>,
     /// Undirected edges in the searched component (Graph500 counting).
     pub edges: u64,
     /// `edges / time`.
@@ -124,11 +126,12 @@ pub fn measure_with(
         }
         let result = last.expect("at least one repetition ran");
         times.sort_unstable();
-        searched.push((source, times[times.len() / 2], result));
+        searched.push((source, times, result));
         observe(MeasureEvent::Searched { done: i + 1, of });
     }
     let mut runs = Vec::with_capacity(of);
-    for (i, (source, time, result)) in searched.into_iter().enumerate() {
+    for (i, (source, times, result)) in searched.into_iter().enumerate() {
+        let time = times[times.len() / 2];
         let edges = searched_edges(graph, &result.depths);
         let validation = request.validate.then(|| {
             let checked = validate_bfs(graph, &[source], &result.depths, &result.parents)
@@ -140,6 +143,7 @@ pub fn measure_with(
         runs.push(SourceRun {
             source,
             time,
+            times,
             edges,
             teps: edges as f64 / time.as_secs_f64().max(1e-12),
             validation,

@@ -25,6 +25,9 @@ pub struct Row {
 
 struct Summary {
     median_ms: f64,
+    /// Shortest and longest single search of any source and repetition.
+    min_ms: f64,
+    max_ms: f64,
     hmean_gteps: f64,
     levels: usize,
     per_level_us: f64,
@@ -36,6 +39,15 @@ struct Summary {
 fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// The shortest (`f64::min`) or longest (`f64::max`) single search of `m`.
+fn extreme(m: &Measurement, pick: fn(f64, f64) -> f64) -> f64 {
+    m.runs
+        .iter()
+        .flat_map(|r| r.times.iter().map(std::time::Duration::as_secs_f64))
+        .reduce(pick)
+        .unwrap_or(f64::NAN)
 }
 
 impl Row {
@@ -61,6 +73,8 @@ impl Row {
             variant: variant.into(),
             outcome: Ok(Summary {
                 median_ms: median_s * 1e3,
+                min_ms: extreme(m, f64::min) * 1e3,
+                max_ms: extreme(m, f64::max) * 1e3,
                 hmean_gteps: m.hmean_teps / 1e9,
                 levels,
                 per_level_us: median_s * 1e6 / levels.max(1) as f64,
@@ -143,7 +157,7 @@ pub fn write_reports(
     }
     let _ = writeln!(
         md,
-        "\n| graph | vertices | stored edges | backend | variant | median ms | hmean GTEPS | levels | us/level | floor us | valid | topologies |\n|---|---|---|---|---|---|---|---|---|---|---|---|"
+        "\n| graph | vertices | stored edges | backend | variant | median ms | min ms | max ms | hmean GTEPS | levels | us/level | floor us | valid | topologies |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     );
     let mut json = Vec::new();
     for r in rows {
@@ -151,13 +165,15 @@ pub fn write_reports(
             Ok(s) => {
                 let _ = writeln!(
                     md,
-                    "| {} | {} | {} | {} | {} | {:.3} | {:.2} | {} | {:.2} | {:.1} | {} | {} |",
+                    "| {} | {} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.2} | {} | {:.2} | {:.1} | {} | {} |",
                     r.graph,
                     r.vertices,
                     r.edges,
                     r.backend,
                     r.variant,
                     s.median_ms,
+                    s.min_ms,
+                    s.max_ms,
                     s.hmean_gteps,
                     s.levels,
                     s.per_level_us,
@@ -172,6 +188,8 @@ pub fn write_reports(
                     "backend": r.backend,
                     "variant": r.variant,
                     "median_ms": s.median_ms,
+                    "min_ms": s.min_ms,
+                    "max_ms": s.max_ms,
                     "hmean_gteps": s.hmean_gteps,
                     "levels": s.levels,
                     "per_level_us": s.per_level_us,
@@ -183,7 +201,7 @@ pub fn write_reports(
             Err(why) => {
                 let _ = writeln!(
                     md,
-                    "| {} | {} | {} | {} | {} | failed: {} | | | | | | |",
+                    "| {} | {} | {} | {} | {} | failed: {} | | | | | | | | |",
                     r.graph,
                     r.vertices,
                     r.edges,
