@@ -34,11 +34,11 @@ pub struct ModuleSource {
 
 /// Prepended to every per-wave module, as `crates/vyre-wgpu/src/kernels.rs`
 /// does.
-const PRELUDE: [&str; 2] = ["common.wgsl", "chain.wgsl"];
+const PRELUDE: [&str; 3] = ["common.wgsl", "level_sizing.wgsl", "chain.wgsl"];
 
 macro_rules! with_prelude {
     ($($file:literal),+) => {
-        &[PRELUDE[0], PRELUDE[1], $($file),+]
+        &[PRELUDE[0], PRELUDE[1], PRELUDE[2], $($file),+]
     };
 }
 
@@ -49,11 +49,8 @@ const fn entry(name: &'static str, widths: &'static [u32]) -> Entry {
 /// Every module written to `shaders/spirv/`.
 pub const CATALOG: [ModuleSource; 9] = [
     ModuleSource {
-        files: with_prelude!("bookkeeping.wgsl"),
-        entries: &[
-            entry("level_begin", &SINGLE_WIDTH),
-            entry("noop", &SINGLE_WIDTH),
-        ],
+        files: with_prelude!("noop.wgsl"),
+        entries: &[entry("noop", &SINGLE_WIDTH)],
     },
     ModuleSource {
         files: with_prelude!("search_start.wgsl"),
