@@ -73,7 +73,7 @@ fn largest_queue_narrows_the_width_to_fit_u32() {
 
 #[test]
 fn persistent_launch_asks_for_exactly_the_resident_workgroups() {
-    // 1 056 resident workgroups of 256 (the H200's cooperative limit).
+    // 1 056 resident workgroups of 256 (132 multiprocessors x 8, a large GPU's cooperative limit).
     let resident = plan(1_056 * 256, 1_056, (256, i32::MAX as u32, 1_024));
     assert_eq!(shape(&resident), (256, 270_336, [1_056, 1, 1], 1_056, 1));
     // A bigger queue strides instead of growing the grid: 1 000 000 slots

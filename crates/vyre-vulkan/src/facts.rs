@@ -17,6 +17,8 @@ pub(crate) struct DeviceFacts {
     pub max_storage_buffer_range: u64,
     pub max_memory_allocation: u64,
     pub storage_buffers_per_stage: u32,
+    /// Alignment of a storage binding's offset within its buffer.
+    pub storage_offset_alignment: u64,
     /// Lanes of a subgroup as compute shaders get it by default.
     pub subgroup_size: u32,
     /// Smallest and largest subgroup size (`VK_EXT_subgroup_size_control`,
@@ -93,6 +95,7 @@ pub(crate) fn read(
         max_storage_buffer_range: u64::from(limits.max_storage_buffer_range),
         max_memory_allocation: maintenance3.max_memory_allocation_size,
         storage_buffers_per_stage: limits.max_per_stage_descriptor_storage_buffers,
+        storage_offset_alignment: limits.min_storage_buffer_offset_alignment.max(4),
         subgroup_size: subgroup.subgroup_size,
         subgroup_range: size_control_known
             .then_some((

@@ -54,7 +54,8 @@ pub struct DeviceCapabilities {
     /// Width of a row offset on the device: 4 (u32) or 8 (u64) bytes.
     pub offset_bytes: u32,
     /// Whether reading results back needs a host-visible staging buffer of
-    /// its own (wgpu does; CUDA copies straight to host memory).
+    /// its own (a device the host cannot map does; one that copies straight
+    /// to host memory does not).
     pub needs_readback_staging: bool,
     /// Measured cost of one empty launch plus synchronisation, in ns.
     pub launch_overhead_ns: f64,

@@ -5,7 +5,7 @@ use super::SearchPosition;
 use crate::megakernel_execution::MegakernelExecutionTopology;
 
 /// Lanes that cooperate on one frontier vertex in `WarpSparseFrontier`
-/// (a hardware warp on CUDA, a virtual one elsewhere).
+/// (a hardware warp where the device has them, a virtual one elsewhere).
 pub const WARP_LANES: u32 = 32;
 
 /// How the current frontier is held on the device.

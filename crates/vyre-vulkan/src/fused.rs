@@ -1,0 +1,155 @@
+//! Running a checked `FusedWave` command: the persistent kernel
+//! (`shaders/wgsl/fused.wgsl`) runs many levels in one launch of at most
+//! the workgroups the probe saw co-resident (the check refuses more, and
+//! devices without a verified barrier). Its waits at grid barriers are
+//! bounded and poll an abort word in staging: when the host's wait passes
+//! the device's limit it sets the word and waits a little longer, so a
+//! stuck launch becomes a typed error, never a hung process.
+
+use std::time::{Duration, Instant};
+
+use vyre_driver::backend::{BackendError, CheckedCommand, WaveReport};
+use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
+use vyre_wgsl_abi::control::{
+    C_FAILED, C_HEAVY, C_MAX_LEVELS, C_MODE, C_SPIN_LIMIT, FUSED_SPIN_LIMIT, FUSED_STATUS,
+    MODE_LEVELS, RECORD_WORDS, command_words,
+};
+use vyre_wgsl_abi::{FUSED_WIDTH, Kernel, conversion, levels_run, readback_bytes};
+
+use crate::gpu::Gpu;
+use crate::host_words::{abort, read, status_at, write_command};
+use crate::record::{ChainShape, Step};
+use crate::submit::{Waited, gave_up, submit_with_fence, wait_for};
+use crate::timing::{HostTiming, nanos};
+use crate::wave::{Frame, Outcome, WaveContext, control_words, record_command, recording};
+
+/// How long an aborted launch may take to notice the abort word and end:
+/// its waits poll it every 256 polls, so far less than this.
+pub(crate) const ABORT_GRACE: Duration = Duration::from_secs(10);
+
+/// Run `command`.
+pub(crate) fn run(cx: WaveContext<'_>, command: &CheckedCommand) -> Result<Outcome, BackendError> {
+    let start = Instant::now();
+    let WaveContext {
+        gpu,
+        kernels,
+        records,
+        recordings,
+        resident,
+    } = cx;
+    let position = &command.position;
+    let shape = ChainShape {
+        topology: MegakernelExecutionTopology::FusedWave,
+        levels: command.max_levels,
+        width: command.launch.workgroup_size_x,
+        first_set: position.buffer_of_level(0, true),
+        conversion: conversion(position.form, command.topology),
+        first: vec![Kernel::Fused],
+        later: Vec::new(),
+    };
+    let mut control = control_words(resident, &command_words(command, false, false));
+    control[C_MAX_LEVELS] = command.max_levels;
+    control[C_MODE] = MODE_LEVELS;
+    control[C_HEAVY] = u32::from(resident.facts.has_heavy_vertices());
+    control[C_SPIN_LIMIT] = FUSED_SPIN_LIMIT;
+    write_command(
+        &mut resident.staging,
+        &control,
+        command.launch.dispatch_grid,
+    )?;
+    let (recorded, fresh) = {
+        let resident = &*resident;
+        let (recorded, fresh) = recording(records, recordings, &shape, || {
+            let d = shape.first_set as usize;
+            let args = (resident.work.buffer, resident.carve.args[d]);
+            let set = resident.sets[d];
+            // The conversion runs on the launch's grid and width too.
+            let steps = shape
+                .conversion
+                .into_iter()
+                .chain([Kernel::Fused])
+                .map(|kernel| {
+                    let width = if kernel == Kernel::Fused {
+                        FUSED_WIDTH
+                    } else {
+                        shape.width
+                    };
+                    Ok(Step {
+                        pipeline: kernels.pipeline(kernel, width)?,
+                        set,
+                        args,
+                    })
+                })
+                .collect::<Result<Vec<_>, BackendError>>()?;
+            let frame = Frame {
+                first_set: shape.first_set,
+                history_levels: shape.levels,
+                clear_bitmap: false,
+                status: true,
+            };
+            record_command(gpu, resident, &[steps], &frame)
+        })?;
+        (recorded.command, fresh)
+    };
+    let submitting = Instant::now();
+    submit_with_fence(gpu, recorded, "submitting a fused launch")?;
+    let submitted = Instant::now();
+    wait_or_abort(gpu, &mut resident.staging)?;
+    let done = Instant::now();
+    let status = read(
+        &resident.staging,
+        status_at(shape.levels),
+        FUSED_STATUS.len(),
+    )?;
+    if status[C_FAILED - FUSED_STATUS.start] != 0 {
+        return Err(BackendError::device(format!(
+            "a fused launch of {} workgroups stopped: a workgroup gave up waiting for the others at a grid barrier (they were not all resident, or a wait ran past its bound); the search's state on the device is void. Fix: force a per-wave topology, and report the device with its barrier verdict (capabilities().barrier_reason).",
+            command.launch.workgroups()
+        )));
+    }
+    let words = (RECORD_WORDS * shape.levels) as usize;
+    let records = read(&resident.staging, readback_bytes(0), words)?;
+    let run = levels_run(command, &records)?;
+    let device_ns = match &resident.timestamps {
+        Some(t) => Some(t.level_ns(1)?.iter().sum()),
+        None => None,
+    };
+    Ok(Outcome {
+        report: WaveReport {
+            levels: run.levels,
+            wall_ns: nanos(done - submitting),
+            device_ns,
+            readback_bytes: readback_bytes(shape.levels) + crate::host_words::STATUS_BYTES,
+        },
+        timing: HostTiming {
+            record_ns: nanos(submitting - start),
+            recorded: fresh,
+            submit_ns: nanos(submitted - submitting),
+            wait_ns: nanos(done - submitted),
+            read_ns: nanos(done.elapsed()),
+            levels_recorded: shape.levels,
+        },
+        grids: run.grids,
+    })
+}
+
+/// Wait for the launch at most the device's limit; past it, set the abort
+/// word and wait [`ABORT_GRACE`] for the launch to end.
+fn wait_or_abort(gpu: &Gpu, staging: &mut crate::memory::DeviceBuffer) -> Result<(), BackendError> {
+    let doing = "running a fused launch";
+    if wait_for(&gpu.device, gpu.fence, gpu.wait_limit, doing)? == Waited::Done {
+        return Ok(());
+    }
+    abort(staging)?;
+    match wait_for(&gpu.device, gpu.fence, ABORT_GRACE, doing)? {
+        Waited::Done => Err(BackendError::device(format!(
+            "a fused launch did not finish within {} ms and was aborted through its abort word; the search's state on the device is void. Fix: start the search again; if it repeats, raise the wait limit (VulkanOpenRequest::device_wait_limit) for very large levels, or force a per-wave topology.",
+            gpu.wait_limit.as_millis()
+        ))),
+        Waited::TimedOut => Err(gave_up(
+            gpu,
+            "a fused launch, even after it was aborted",
+            gpu.wait_limit + ABORT_GRACE,
+        )),
+    }
+}
