@@ -13,17 +13,30 @@ use crate::{BackendKind, Topology, VyreError};
 pub struct Device {
     kind: BackendKind,
     engine: Engine,
+    choice: String,
 }
 
 impl Device {
-    pub(crate) fn new(kind: BackendKind, engine: Engine) -> Self {
-        Self { kind, engine }
+    pub(crate) fn new(kind: BackendKind, engine: Engine, choice: String) -> Self {
+        Self {
+            kind,
+            engine,
+            choice,
+        }
     }
 
     /// Which backend drives the device.
     #[must_use]
     pub fn backend(&self) -> BackendKind {
         self.kind
+    }
+
+    /// In one line, how the backend was chosen: named, or picked by `auto`
+    /// with why each better one was passed over (no driver, or only a
+    /// software device, which loses to the CPU backend).
+    #[must_use]
+    pub fn choice(&self) -> &str {
+        &self.choice
     }
 
     /// What the device can do.

@@ -11,12 +11,12 @@ use crate::{BackendKind, Device, VyreError};
 /// Which backend to open.
 #[derive(Clone, Copy, Debug, Default, Eq, PartialEq)]
 pub enum BackendChoice {
-    /// The best present: CUDA, then wgpu on a hardware adapter, then Vulkan
-    /// on a hardware device, then the CPU.
+    /// The best present: CUDA, then Vulkan on a hardware device, then wgpu
+    /// on a hardware adapter, then the CPU.
     #[default]
     Auto,
-    /// Exactly this backend (wgpu may then be a software adapter such as
-    /// lavapipe).
+    /// Exactly this backend (wgpu and Vulkan may then be a software device
+    /// such as lavapipe).
     Only(BackendKind),
 }
 
@@ -86,13 +86,13 @@ pub fn available_backends() -> Vec<BackendKind> {
 /// [`VyreError::NoBackend`] (with each backend's reason) when `auto` finds
 /// none.
 pub fn open(request: &OpenRequest) -> Result<Device, VyreError> {
-    let (kind, backend) = match request.backend {
+    let (kind, backend, passed_over) = match request.backend {
         BackendChoice::Only(kind) => {
             if !kind.compiled() {
                 return Err(VyreError::NotCompiled(kind));
             }
             let backend = open_backend(kind, request, true).map_err(VyreError::Backend)?;
-            (kind, backend)
+            (kind, backend, None)
         }
         BackendChoice::Auto => {
             let mut tried = Vec::new();
@@ -106,12 +106,47 @@ pub fn open(request: &OpenRequest) -> Result<Device, VyreError> {
                     Err(why) => tried.push((kind, why)),
                 }
             }
-            opened.ok_or(VyreError::NoBackend(tried))?
+            let (kind, backend) = opened.ok_or_else(|| VyreError::NoBackend(tried.clone()))?;
+            (kind, backend, Some(tried))
         }
     };
+    let choice = explain_choice(
+        kind,
+        &backend.capabilities().device_name,
+        passed_over.as_deref(),
+    );
+    tracing::info!(target: "vyre::open", "{choice}");
     let mut engine = Engine::new(backend);
     engine.set_memory_budget(request.memory_budget_bytes);
-    Ok(Device::new(kind, engine))
+    Ok(Device::new(kind, engine, choice))
+}
+
+/// The first sentence of a backend's reason, without its `Fix:`.
+fn short_reason(why: &BackendError) -> &str {
+    let message = why.message();
+    let end = message.find(". ").map_or(message.len(), |i| i);
+    message[..end].trim_end_matches('.')
+}
+
+/// One line saying which backend opened and why the better ones did not
+/// (`passed_over` is `None` when the backend was named).
+fn explain_choice(
+    kind: BackendKind,
+    device: &str,
+    passed_over: Option<&[(BackendKind, BackendError)]>,
+) -> String {
+    let Some(passed_over) = passed_over else {
+        return format!("{kind} as requested: {device}");
+    };
+    let mut line = format!("auto chose {kind}: {device}");
+    if !passed_over.is_empty() {
+        let reasons: Vec<String> = passed_over
+            .iter()
+            .map(|(tried, why)| format!("{tried}: {}", short_reason(why)))
+            .collect();
+        line.push_str(&format!(" (passed over {})", reasons.join("; ")));
+    }
+    line
 }
 
 fn open_backend(
@@ -201,4 +236,44 @@ fn open_vulkan(
 #[cfg(not(feature = "vulkan"))]
 fn open_vulkan(_: &OpenRequest, _: bool) -> Result<Box<dyn Backend>, BackendError> {
     Err(not_compiled(BackendKind::Vulkan))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_explains_its_choice_in_one_line() {
+        let lavapipe_only = BackendError::unavailable(
+            "no Vulkan 1.1 device with a compute queue on hardware (software devices are skipped by automatic selection); found [llvmpipe]. Fix: install the GPU's Vulkan driver.",
+        );
+        let no_cuda = BackendError::unavailable("no CUDA driver. Fix: install it.");
+        let passed = [
+            (BackendKind::Cuda, no_cuda),
+            (BackendKind::Vulkan, lavapipe_only),
+        ];
+        let line = explain_choice(BackendKind::Cpu, "2 threads", Some(&passed));
+        assert_eq!(
+            line,
+            "auto chose cpu: 2 threads (passed over cuda: no CUDA driver; vulkan: no Vulkan 1.1 device with a compute queue on hardware (software devices are skipped by automatic selection); found [llvmpipe])"
+        );
+        assert!(!line.contains('\n') && !line.contains("Fix:"));
+        assert_eq!(
+            explain_choice(BackendKind::Vulkan, "NVIDIA H200", Some(&[])),
+            "auto chose vulkan: NVIDIA H200"
+        );
+        assert_eq!(
+            explain_choice(BackendKind::Wgpu, "llvmpipe", None),
+            "wgpu as requested: llvmpipe"
+        );
+    }
+
+    #[test]
+    fn auto_tries_vulkan_before_wgpu_and_the_cpu_last() {
+        let order = BackendKind::PREFERENCE;
+        let at = |kind| order.iter().position(|&k| k == kind).unwrap();
+        assert!(at(BackendKind::Cuda) < at(BackendKind::Vulkan));
+        assert!(at(BackendKind::Vulkan) < at(BackendKind::Wgpu));
+        assert_eq!(order.last(), Some(&BackendKind::Cpu));
+    }
 }

@@ -59,6 +59,7 @@ const C_FAILED: u32 = 24u;         // a workgroup stopped waiting: the launch's 
 const C_PROBE_COMPLETE: u32 = 25u; // probe: workgroups that saw every workgroup arrive
 const C_PROBE_FEWEST: u32 = 26u;   // probe: fewest arrivals one saw (the host starts it at u32::MAX)
 const C_PROBE_SAW_WRITE: u32 = 27u;// probe: workgroups that read their neighbour's marker
+const C_ABORTED: u32 = 28u;        // a waiting workgroup saw the host's abort word
 
 const MODE_LEVELS: u32 = 0u;
 const MODE_PROBE: u32 = 1u;
@@ -87,11 +88,14 @@ fn add_out_edges(n: u32) {
     atomicAdd(&history[p_record + R_EDGES], n);
 }
 
-// Whether a waiting workgroup should give up: another one did, or the host
-// aborted the launch.
+// Whether a waiting workgroup should give up: the host aborted the launch
+// (noted in C_ABORTED), or another workgroup gave up.
 fn stop_waiting() -> bool {
-    return atomicLoad(&control[C_FAILED]) != 0u
-        || atomicLoad(&host_words[arrayLength(&host_words) - 1u]) != 0u;
+    if atomicLoad(&host_words[arrayLength(&host_words) - 1u]) != 0u {
+        atomicStore(&control[C_ABORTED], 1u);
+        return true;
+    }
+    return atomicLoad(&control[C_FAILED]) != 0u;
 }
 
 // Invocation 0 only: arrive, then poll until `goal` arrivals (at most

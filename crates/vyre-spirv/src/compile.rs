@@ -43,8 +43,11 @@ pub fn file_name(entry: &str, width: u32) -> String {
     format!("{entry}.w{width}.spv")
 }
 
-/// SPIR-V 1.3 (Vulkan 1.1), with the bounds checks and the zeroed workgroup
-/// memory wgpu gives the same kernels on Vulkan, and names for `spirv-dis`.
+/// SPIR-V 1.3 (Vulkan 1.1), with the bounds checks wgpu gives the same
+/// kernels on Vulkan, workgroup memory zeroed by the driver (as wgpu asks
+/// where the device can: a polyfill, zeroing it in every workgroup with a
+/// barrier, made the kernels ten times slower on lavapipe), and names for
+/// `spirv-dis`. The Vulkan backend enables `shaderZeroInitializeWorkgroupMemory`.
 /// Every option is set here, none left to naga's build profile (its default
 /// flags differ between debug and release builds).
 fn options() -> spv::Options<'static> {
@@ -61,7 +64,7 @@ fn options() -> spv::Options<'static> {
             image_load: BoundsCheckPolicy::Restrict,
             binding_array: BoundsCheckPolicy::Unchecked,
         },
-        zero_initialize_workgroup_memory: spv::ZeroInitializeWorkgroupMemoryMode::Polyfill,
+        zero_initialize_workgroup_memory: spv::ZeroInitializeWorkgroupMemoryMode::Native,
         force_loop_bounding: true,
         emit_int_div_checks: true,
         ..spv::Options::default()

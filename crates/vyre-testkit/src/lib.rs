@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 pub mod shapes;
+pub mod suites;
 
 use std::sync::Arc;
 
@@ -489,4 +490,20 @@ pub fn corpus() -> Vec<(&'static str, Graph, Vec<u32>)> {
             vec![0, 1000, 2999, 17],
         ),
     ]
+}
+
+/// `#[test]` functions that run suites of [`suites`]: for each
+/// `module::name`, a test `name` calling `$run(stringify!(name),
+/// suites::module::name)`, where `$run` opens the backend (or skips) and
+/// runs the suite on it.
+#[macro_export]
+macro_rules! suite_tests {
+    ($run:path => $($module:ident :: $name:ident),+ $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                $run(stringify!($name), $crate::suites::$module::$name);
+            }
+        )+
+    };
 }

@@ -50,9 +50,10 @@ pub struct VulkanOpenRequest {
     /// Refuse device buffers beyond this many bytes in all, as if the device
     /// had no more (to exercise the out-of-memory path).
     pub allocation_limit_bytes: Option<u64>,
-    /// Longest wait for one submission (default [`DEVICE_WAIT_LIMIT`]). A
-    /// fused launch still running then is aborted through its abort word;
-    /// other work past it leaves the backend refusing further work.
+    /// Longest wait for one command, `run_wave` (default
+    /// [`DEVICE_WAIT_LIMIT`], which bounds every other wait). A fused launch
+    /// still running then is aborted through its abort word; a chain still
+    /// running leaves the backend refusing further work.
     pub device_wait_limit: Option<Duration>,
     /// Tests only: report a device-wide barrier for this many workgroups of
     /// the fused kernel whatever the probe measured (1 runs the fused
@@ -124,7 +125,7 @@ impl VulkanBackend {
                 skip_software: request.skip_software_devices,
             },
             validation: request.validation,
-            wait_limit: request.device_wait_limit.unwrap_or(DEVICE_WAIT_LIMIT),
+            command_limit: request.device_wait_limit.unwrap_or(DEVICE_WAIT_LIMIT),
         })?;
         check_usable(&gpu.facts)?;
         let mut kernels = Kernels::new(&gpu.device)?;

@@ -86,6 +86,12 @@ pub(crate) struct Overrides {
 
 /// Whether the device can run vyre's kernels at all.
 pub(crate) fn check_usable(facts: &DeviceFacts) -> Result<(), BackendError> {
+    if !facts.zero_workgroup_memory {
+        return Err(BackendError::unavailable(format!(
+            "{} cannot zero workgroup memory for shaders (shaderZeroInitializeWorkgroupMemory: Vulkan 1.3 or VK_KHR_zero_initialize_workgroup_memory), which vyre's SPIR-V relies on. Fix: update the Vulkan driver, or use the wgpu backend on this device.",
+            facts.name
+        )));
+    }
     if facts.storage_buffers_per_stage < FUSED_STORAGE_BINDINGS {
         return Err(BackendError::unavailable(format!(
             "{} allows {} storage buffers per shader stage; vyre's kernels bind {FUSED_STORAGE_BINDINGS}. Fix: use another device or backend.",
@@ -211,6 +217,7 @@ mod tests {
             timestamp_period_ns: Some(1.0),
             device_local_heaps: vec![150_000_000_000, 256 << 20],
             heap_budgets: Some(vec![140_000_000_000, 200 << 20]),
+            zero_workgroup_memory: true,
             ..DeviceFacts::default()
         }
     }
@@ -335,7 +342,8 @@ mod tests {
     }
 
     #[test]
-    fn too_few_storage_bindings_is_unavailable() {
+    fn too_few_storage_bindings_or_no_zeroed_workgroup_memory_is_unavailable() {
+        assert!(check_usable(&h200()).is_ok());
         let mut facts = h200();
         facts.storage_buffers_per_stage = 16;
         let err = check_usable(&facts).unwrap_err();
@@ -344,5 +352,13 @@ mod tests {
             vyre_driver::backend::BackendErrorKind::Unavailable
         );
         assert!(err.message().contains("16 storage buffers"), "{err}");
+        let mut facts = h200();
+        facts.zero_workgroup_memory = false;
+        let err = check_usable(&facts).unwrap_err();
+        assert!(
+            err.message()
+                .contains("shaderZeroInitializeWorkgroupMemory"),
+            "{err}"
+        );
     }
 }

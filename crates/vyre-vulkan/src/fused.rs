@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use vyre_driver::backend::{BackendError, CheckedCommand, WaveReport};
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
 use vyre_wgsl_abi::control::{
-    C_FAILED, C_HEAVY, C_MAX_LEVELS, C_MODE, C_SPIN_LIMIT, FUSED_SPIN_LIMIT, FUSED_STATUS,
-    MODE_LEVELS, RECORD_WORDS, command_words,
+    C_ABORTED, C_FAILED, C_HEAVY, C_MAX_LEVELS, C_MODE, C_SPIN_LIMIT, FUSED_SPIN_LIMIT,
+    FUSED_STATUS, MODE_LEVELS, RECORD_WORDS, command_words,
 };
 use vyre_wgsl_abi::{FUSED_WIDTH, Kernel, conversion, levels_run, readback_bytes};
 
@@ -94,14 +94,26 @@ pub(crate) fn run(cx: WaveContext<'_>, command: &CheckedCommand) -> Result<Outco
     let submitting = Instant::now();
     submit_with_fence(gpu, recorded, "submitting a fused launch")?;
     let submitted = Instant::now();
-    wait_or_abort(gpu, &mut resident.staging)?;
+    let waited = wait_or_abort(gpu, &mut resident.staging)?;
     let done = Instant::now();
     let status = read(
         &resident.staging,
         status_at(shape.levels),
         FUSED_STATUS.len(),
     )?;
-    if status[C_FAILED - FUSED_STATUS.start] != 0 {
+    let word = |w: usize| status[w - FUSED_STATUS.start];
+    if waited == Waited::TimedOut {
+        let noticed = if word(C_ABORTED) != 0 {
+            "its workgroups saw the abort word and stopped waiting"
+        } else {
+            "it ended before any workgroup saw the abort word"
+        };
+        return Err(BackendError::device(format!(
+            "a fused launch did not finish within {} ms and was aborted ({noticed}); the search's state on the device is void. Fix: start the search again; if it repeats, raise the wait limit (VulkanOpenRequest::device_wait_limit) for very large levels, or force a per-wave topology.",
+            gpu.command_limit.as_millis()
+        )));
+    }
+    if word(C_FAILED) != 0 {
         return Err(BackendError::device(format!(
             "a fused launch of {} workgroups stopped: a workgroup gave up waiting for the others at a grid barrier (they were not all resident, or a wait ran past its bound); the search's state on the device is void. Fix: force a per-wave topology, and report the device with its barrier verdict (capabilities().barrier_reason).",
             command.launch.workgroups()
@@ -133,23 +145,24 @@ pub(crate) fn run(cx: WaveContext<'_>, command: &CheckedCommand) -> Result<Outco
     })
 }
 
-/// Wait for the launch at most the device's limit; past it, set the abort
-/// word and wait [`ABORT_GRACE`] for the launch to end.
-fn wait_or_abort(gpu: &Gpu, staging: &mut crate::memory::DeviceBuffer) -> Result<(), BackendError> {
+/// Wait for the launch at most the command limit; past it, set the abort
+/// word and wait [`ABORT_GRACE`] for the launch to end (`TimedOut`: it was
+/// aborted, and ended).
+fn wait_or_abort(
+    gpu: &Gpu,
+    staging: &mut crate::memory::DeviceBuffer,
+) -> Result<Waited, BackendError> {
     let doing = "running a fused launch";
-    if wait_for(&gpu.device, gpu.fence, gpu.wait_limit, doing)? == Waited::Done {
-        return Ok(());
+    if wait_for(&gpu.device, gpu.fence, gpu.command_limit, doing)? == Waited::Done {
+        return Ok(Waited::Done);
     }
     abort(staging)?;
     match wait_for(&gpu.device, gpu.fence, ABORT_GRACE, doing)? {
-        Waited::Done => Err(BackendError::device(format!(
-            "a fused launch did not finish within {} ms and was aborted through its abort word; the search's state on the device is void. Fix: start the search again; if it repeats, raise the wait limit (VulkanOpenRequest::device_wait_limit) for very large levels, or force a per-wave topology.",
-            gpu.wait_limit.as_millis()
-        ))),
+        Waited::Done => Ok(Waited::TimedOut),
         Waited::TimedOut => Err(gave_up(
             gpu,
             "a fused launch, even after it was aborted",
-            gpu.wait_limit + ABORT_GRACE,
+            gpu.command_limit + ABORT_GRACE,
         )),
     }
 }

@@ -19,8 +19,8 @@ use crate::validation::ValidationLog;
 pub(crate) struct GpuRequest<'a> {
     pub choice: Choice<'a>,
     pub validation: bool,
-    /// Longest wait for one submission.
-    pub wait_limit: Duration,
+    /// Longest wait for one command (`run_wave`).
+    pub command_limit: Duration,
 }
 
 /// One Vulkan device and its compute queue.
@@ -33,8 +33,9 @@ pub(crate) struct Gpu {
     /// Dropped by hand: leaked with the device when it is poisoned.
     pub memory: ManuallyDrop<Memory>,
     pub facts: DeviceFacts,
-    /// Longest wait for one submission before it is given up on.
-    pub wait_limit: Duration,
+    /// Longest wait for one command before it is given up on (a fused one:
+    /// aborted).
+    pub command_limit: Duration,
     /// Set when a submission was given up on while the device may still
     /// run it: nothing may be destroyed or submitted after that.
     poisoned: Cell<bool>,
@@ -85,13 +86,23 @@ impl Gpu {
         if has_extension(&extensions, vk::EXT_MEMORY_BUDGET_NAME) {
             enabled.push(vk::EXT_MEMORY_BUDGET_NAME.as_ptr());
         }
+        if facts.zero_workgroup_memory_extension {
+            enabled.push(vk::KHR_ZERO_INITIALIZE_WORKGROUP_MEMORY_NAME.as_ptr());
+        }
         let priorities = [1.0f32];
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(family)
             .queue_priorities(&priorities)];
-        let info = vk::DeviceCreateInfo::default()
+        // The SPIR-V asks the driver to zero workgroup memory (wgpu's
+        // kernels rely on it); check_usable refuses devices without it.
+        let mut zero = vk::PhysicalDeviceZeroInitializeWorkgroupMemoryFeatures::default()
+            .shader_zero_initialize_workgroup_memory(facts.zero_workgroup_memory);
+        let mut info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
             .enabled_extension_names(&enabled);
+        if facts.zero_workgroup_memory {
+            info = info.push_next(&mut zero);
+        }
         // SAFETY: `info` points at locals alive here; the family exists.
         let device = unsafe { instance.create_device(physical, &info, None) }
             .map_err(|e| vk_error(e, &format!("opening {}", facts.name)))?;
@@ -139,7 +150,7 @@ impl Gpu {
             fence,
             memory: ManuallyDrop::new(memory),
             facts,
-            wait_limit: request.wait_limit,
+            command_limit: request.command_limit,
             poisoned: Cell::new(false),
             loaded: ManuallyDrop::new(loaded),
         })

@@ -1,11 +1,10 @@
-//! Submitting recorded work and waiting for it, never longer than the
-//! device's wait limit (`DEVICE_WAIT_LIMIT` unless the backend was opened
-//! with another).
+//! Submitting recorded work and waiting for it, never longer than
+//! `DEVICE_WAIT_LIMIT` (a command: the limit the backend was opened with).
 
 use std::time::Duration;
 
 use ash::vk;
-use vyre_driver::backend::BackendError;
+use vyre_driver::backend::{BackendError, DEVICE_WAIT_LIMIT};
 
 use crate::error::vk_error;
 use crate::gpu::Gpu;
@@ -45,12 +44,16 @@ pub(crate) fn gave_up(gpu: &Gpu, doing: &str, limit: Duration) -> BackendError {
     ))
 }
 
-/// Wait for `fence` at most the device's limit; past it the device is
-/// poisoned.
-pub(crate) fn wait_fence(gpu: &Gpu, fence: vk::Fence, doing: &str) -> Result<(), BackendError> {
-    match wait_for(&gpu.device, fence, gpu.wait_limit, doing)? {
+/// Wait for `fence` at most `limit`; past it the device is poisoned.
+pub(crate) fn wait_fence(
+    gpu: &Gpu,
+    fence: vk::Fence,
+    limit: Duration,
+    doing: &str,
+) -> Result<(), BackendError> {
+    match wait_for(&gpu.device, fence, limit, doing)? {
         Waited::Done => Ok(()),
-        Waited::TimedOut => Err(gave_up(gpu, doing, gpu.wait_limit)),
+        Waited::TimedOut => Err(gave_up(gpu, doing, limit)),
     }
 }
 
@@ -125,7 +128,7 @@ impl<'a> Submission<'a> {
         Ok(submission)
     }
 
-    /// End recording, submit, and wait at most the device's limit.
+    /// End recording, submit, and wait at most `DEVICE_WAIT_LIMIT`.
     pub(crate) fn finish(mut self, doing: &str) -> Result<(), BackendError> {
         let device = &self.gpu.device;
         // SAFETY: the command buffer is in the recording state.
@@ -137,7 +140,7 @@ impl<'a> Submission<'a> {
         unsafe { device.queue_submit(self.gpu.queue, &[submit], self.fence) }
             .map_err(|e| vk_error(e, doing))?;
         self.in_flight = true;
-        wait_fence(self.gpu, self.fence, doing)?;
+        wait_fence(self.gpu, self.fence, DEVICE_WAIT_LIMIT, doing)?;
         self.in_flight = false;
         Ok(())
     }

@@ -197,7 +197,12 @@ pub(crate) fn run(cx: WaveContext<'_>, command: &CheckedCommand) -> Result<Outco
     let submitting = Instant::now();
     submit_with_fence(gpu, recorded.command, "submitting a chain of levels")?;
     let submitted = Instant::now();
-    wait_fence(gpu, gpu.fence, "running a chain of levels")?;
+    wait_fence(
+        gpu,
+        gpu.fence,
+        gpu.command_limit,
+        "running a chain of levels",
+    )?;
     let done = Instant::now();
     let words = (RECORD_WORDS * shape.levels) as usize;
     let records = crate::host_words::read(&resident.staging, readback_bytes(0), words)?;

@@ -53,6 +53,8 @@ pub const C_PROBE_COMPLETE: usize = 25;
 pub const C_PROBE_FEWEST: usize = 26;
 /// Probe: workgroups that read their neighbour's marker after the barrier.
 pub const C_PROBE_SAW_WRITE: usize = 27;
+/// Fused: set when a waiting workgroup saw the host's abort word.
+pub const C_ABORTED: usize = 28;
 /// Words a host writes before every command: the command words, the graph
 /// words, and the fused and probe words zeroed (or set).
 pub const HOST_WORDS: usize = 32;
@@ -65,7 +67,7 @@ const _: () = {
     assert!(C_VERTEX_COUNT == COMMAND_WORDS);
     assert!(C_ARRIVALS == C_VERTEX_COUNT + GRAPH_WORDS);
     assert!(C_MAX_LEVELS > C_SCAN_RECORDED && C_SPIN_LIMIT < COMMAND_WORDS);
-    assert!(C_PIECES + 3 <= C_FAILED && C_PROBE_SAW_WRITE < HOST_WORDS);
+    assert!(C_PIECES + 3 <= C_FAILED && C_PROBE_SAW_WRITE < C_ABORTED && C_ABORTED < HOST_WORDS);
     assert!(HOST_WORDS as u64 * 4 <= vyre_driver::backend::CONTROL_BYTES);
 };
 

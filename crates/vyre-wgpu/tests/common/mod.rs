@@ -25,3 +25,22 @@ pub fn open_with(request: &WgpuOpenRequest) -> Option<WgpuBackend> {
 pub fn open() -> Option<WgpuBackend> {
     open_with(&WgpuOpenRequest::default())
 }
+
+/// Run `suite` on the default adapter, or skip.
+pub fn run(_test: &str, suite: fn(&mut WgpuBackend)) {
+    if let Some(mut backend) = open() {
+        suite(&mut backend);
+    }
+}
+
+/// Run `suite` on an adapter whose bindings are lowered to
+/// [`suites::segments::SPLIT_BINDING_BYTES`], or skip.
+pub fn run_split(_test: &str, suite: impl FnOnce(&mut WgpuBackend)) {
+    let request = WgpuOpenRequest {
+        max_binding_bytes_override: Some(suites::segments::SPLIT_BINDING_BYTES),
+        ..WgpuOpenRequest::default()
+    };
+    if let Some(mut backend) = open_with(&request) {
+        suite(&mut backend);
+    }
+}
