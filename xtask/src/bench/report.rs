@@ -127,11 +127,12 @@ pub fn write_reports(
         let c = d.capabilities();
         let _ = writeln!(
             md,
-            "- {}: {} (launch overhead {:.1} us calibrated, resident workgroups {})",
-            c.backend,
+            "- {}: {} (launch overhead {:.1} us calibrated, resident workgroups {}; barrier: {})",
+            d.backend(),
             c.device_name,
             c.launch_overhead_ns / 1e3,
-            c.resident_workgroups
+            c.resident_workgroups,
+            c.barrier_reason
         );
     }
     for why in unavailable {
