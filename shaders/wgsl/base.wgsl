@@ -2,9 +2,11 @@
 // (every per-wave kernel and the fused one; Rust prepends it first, see
 // vyre-wgsl-abi's kernels.rs): the overrides, the control-block words, the
 // level records, the bindings of the graph, depth, parent and history, edge
-// lookup, the workgroup scan and the per-level counters. The module after it
-// supplies what the counters are added through: `p_record` (the running
-// level's record), `add_found` and `add_out_edges` (chain.wgsl, fused.wgsl).
+// lookup, the workgroup scan, the per-level counters and the appends to the
+// next frontier. The modules after it supply what the counters are added
+// through: `p_record` (the running level's record), `add_found` and
+// `add_out_edges` (chain.wgsl, fused.wgsl), and `store_found` (common.wgsl,
+// fused.wgsl).
 
 // Workgroup width, set per pipeline (the engine picks it for every wave).
 override WG: u32 = 64u;
@@ -197,6 +199,63 @@ fn workgroup_scan(lid: u32, value: u32, used: u32) -> u32 {
         w_total = w_scan[max(min(used, WG), 1u) - 1u];
     }
     return workgroupUniformLoad(&w_total);
+}
+
+// Discoveries of top-down kernels are gathered per workgroup and appended to
+// the next frontier with one global atomic per flush; when the workgroup list
+// is full they are appended one by one. The module after this one says where
+// entry `slot` of the next frontier goes (`store_found`).
+override APPEND_CAP: u32 = 2u * WG;
+var<workgroup> a_list: array<u32, APPEND_CAP>;
+var<workgroup> a_len: atomic<u32>;
+var<workgroup> a_count: u32;
+var<workgroup> a_base: u32;
+
+fn append_next(v: u32) {
+    let slot = atomicAdd(&a_len, 1u);
+    if slot < APPEND_CAP {
+        a_list[slot] = v;
+    } else {
+        store_found(add_found(1u), v);
+    }
+}
+
+// Write the gathered discoveries to the next frontier. Call from every
+// invocation, in uniform control flow.
+fn flush_appends(lid: u32) {
+    workgroupBarrier();
+    if lid == 0u {
+        let count = min(atomicLoad(&a_len), APPEND_CAP);
+        a_count = count;
+        a_base = 0u;
+        if count != 0u {
+            a_base = add_found(count);
+        }
+        atomicStore(&a_len, 0u);
+    }
+    let count = workgroupUniformLoad(&a_count);
+    let base = a_base;
+    for (var i = lid; i < count; i += WG) {
+        store_found(base + i, a_list[i]);
+    }
+    workgroupBarrier();
+}
+
+// The first j in [lo, top] whose inclusive prefix w_scan[j] exceeds k (the
+// prefix at `top` must): where an invocation's k-th edge of a workgroup scan
+// lies. The caller passes its last answer as `lo` (owners never decrease).
+fn scan_owner(lo_in: u32, top_in: u32, k: u32) -> u32 {
+    var lo = lo_in;
+    var top = top_in;
+    while lo < top {
+        let m = (lo + top) / 2u;
+        if w_scan[m] > k {
+            top = m;
+        } else {
+            lo = m + 1u;
+        }
+    }
+    return lo;
 }
 
 // Per-invocation counters, reduced per workgroup by flush_counters.

@@ -25,43 +25,9 @@ const L_PIECES: u32 = 1u;         // Hybrid: heavy-vertex pieces appended by tha
 @group(0) @binding(28) var<storage, read_write> this_level: array<atomic<u32>, 4>;
 @group(0) @binding(29) var<storage, read_write> next_level: array<atomic<u32>, 4>;
 
-// Discoveries of top-down kernels are gathered per workgroup and appended to
-// the next queue with one global atomic per flush; when the workgroup list is
-// full they are appended one by one.
-override APPEND_CAP: u32 = 2u * WG;
-var<workgroup> a_list: array<u32, APPEND_CAP>;
-var<workgroup> a_len: atomic<u32>;
-var<workgroup> a_count: u32;
-var<workgroup> a_base: u32;
-
-fn append_next(v: u32) {
-    let slot = atomicAdd(&a_len, 1u);
-    if slot < APPEND_CAP {
-        a_list[slot] = v;
-    } else {
-        queue_out[add_found(1u)] = v;
-    }
-}
-
-// Write the gathered discoveries to the next queue. Call from every
-// invocation, in uniform control flow.
-fn flush_appends(lid: u32) {
-    workgroupBarrier();
-    if lid == 0u {
-        let count = min(atomicLoad(&a_len), APPEND_CAP);
-        a_count = count;
-        a_base = 0u;
-        if count != 0u {
-            a_base = add_found(count);
-        }
-        atomicStore(&a_len, 0u);
-    }
-    let count = workgroupUniformLoad(&a_count);
-    let base = a_base;
-    for (var i = lid; i < count; i += WG) {
-        queue_out[base + i] = a_list[i];
-    }
-    workgroupBarrier();
+// Entry `slot` of the next frontier queue (base.wgsl's appends).
+fn store_found(slot: u32, v: u32) {
+    queue_out[slot] = v;
 }
 
 // Top-down discovery of `v` from frontier vertex `u`: the invocation whose

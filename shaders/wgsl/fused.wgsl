@@ -171,41 +171,10 @@ fn append_pieces(v: u32, start: u32, degree: u32, level: u32) {
     }
 }
 
-// Discoveries, gathered per workgroup and appended to the next frontier
-// with one global atomic per flush (one by one when the list is full).
-override F_APPEND_CAP: u32 = 2u * WG;
-var<workgroup> f_list: array<u32, F_APPEND_CAP>;
-var<workgroup> f_len: atomic<u32>;
-var<workgroup> f_count: u32;
-var<workgroup> f_base: u32;
-
-fn append_next(v: u32) {
-    let slot = atomicAdd(&f_len, 1u);
-    if slot < F_APPEND_CAP {
-        f_list[slot] = v;
-    } else {
-        put_next(p_level, add_found(1u), v);
-    }
-}
-
-// Call from every invocation, in uniform control flow.
-fn flush_next(lid: u32) {
-    workgroupBarrier();
-    if lid == 0u {
-        let count = min(atomicLoad(&f_len), F_APPEND_CAP);
-        f_count = count;
-        f_base = 0u;
-        if count != 0u {
-            f_base = add_found(count);
-        }
-        atomicStore(&f_len, 0u);
-    }
-    let count = workgroupUniformLoad(&f_count);
-    let base = f_base;
-    for (var i = lid; i < count; i += WG) {
-        put_next(p_level, base + i, f_list[i]);
-    }
-    workgroupBarrier();
+// Entry `slot` of the frontier the running level discovers (base.wgsl's
+// appends).
+fn store_found(slot: u32, v: u32) {
+    put_next(p_level, slot, v);
 }
 
 // The invocation whose compare-exchange moves depth[v] from UNREACHED owns
@@ -241,14 +210,17 @@ var<workgroup> f_start: array<u32, WG>;
 fn expand_light(lid: u32, g: u32, groups: u32, count: u32, next_depth: u32, per: u32) {
     let run = min(RUN, WG);
     let runs = WG / run;
-    let passes = div_ceil(div_ceil(count, run), runs * groups);
+    let frontier_runs = div_ceil(count, run);
+    let passes = div_ceil(frontier_runs, runs * groups);
     for (var p = 0u; p < passes; p += 1u) {
         // Runs are dealt warp by warp over the workgroups; once this
         // workgroup's first run of a pass is past the frontier, so is the
-        // rest of it.
-        if ((p * runs) * groups + g) * run >= count {
+        // rest of it. Its warps holding runs are its first `held` lanes.
+        let first = (p * runs) * groups + g;
+        if first >= frontier_runs {
             break;
         }
+        let held = min(runs, div_ceil(frontier_runs - first, groups)) * run;
         let i = ((p * runs + lid / run) * groups + g) * run + lid % run;
         var u = 0u;
         var start = 0u;
@@ -263,21 +235,12 @@ fn expand_light(lid: u32, g: u32, groups: u32, count: u32, next_depth: u32, per:
         }
         f_vertex[lid] = u;
         f_start[lid] = start;
-        let total = workgroup_scan(lid, degree, WG);
-        // First j with w_scan[j] > k; an invocation's owners never decrease.
+        let total = workgroup_scan(lid, degree, held);
         var j = 0u;
         for (var base = 0u; base < total; base += WG) {
             let k = base + lid;
             if k < total {
-                var top = WG - 1u;
-                while j < top {
-                    let m = (j + top) / 2u;
-                    if w_scan[m] > k {
-                        top = m;
-                    } else {
-                        j = m + 1u;
-                    }
-                }
+                j = scan_owner(j, held - 1u, k);
                 var before = 0u;
                 if j > 0u {
                     before = w_scan[j - 1u];
@@ -285,7 +248,7 @@ fn expand_light(lid: u32, g: u32, groups: u32, count: u32, next_depth: u32, per:
                 discover(f_vertex[j], out_edge(f_start[j] + k - before, per), next_depth);
                 p_examined += 1u;
             }
-            flush_next(lid);
+            flush_appends(lid);
         }
     }
 }
@@ -308,7 +271,7 @@ fn expand_pieces(lid: u32, g: u32, groups: u32, pieces: u32, next_depth: u32, pe
                 discover(piece.x, out_edge(e, per), next_depth);
                 p_examined += 1u;
             }
-            flush_next(lid);
+            flush_appends(lid);
         }
     }
 }

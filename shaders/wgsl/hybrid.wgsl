@@ -108,16 +108,7 @@ fn hybrid(
             for (var base = 0u; base < kept; base += WG) {
                 let k = base + lid;
                 if k < kept {
-                    // First j with w_scan[j] > k; owners never decrease.
-                    var top = mid - 1u;
-                    while j < top {
-                        let m = (j + top) / 2u;
-                        if w_scan[m] > k {
-                            top = m;
-                        } else {
-                            j = m + 1u;
-                        }
-                    }
+                    j = scan_owner(j, mid - 1u, k);
                     var before = 0u;
                     if j > 0u {
                         before = w_scan[j - 1u];

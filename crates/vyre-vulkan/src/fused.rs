@@ -6,22 +6,24 @@
 //! the device's limit it sets the word and waits a little longer, so a
 //! stuck launch becomes a typed error, never a hung process.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use vyre_driver::backend::{BackendError, CheckedCommand, WaveReport};
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
 use vyre_wgsl_abi::control::{
     C_ABORTED, C_FAILED, C_HEAVY, C_MAX_LEVELS, C_MODE, C_SPIN_LIMIT, FUSED_SPIN_LIMIT,
-    FUSED_STATUS, MODE_LEVELS, RECORD_WORDS, command_words,
+    FUSED_STATUS, MODE_LEVELS, command_words,
 };
-use vyre_wgsl_abi::{FUSED_WIDTH, Kernel, conversion, levels_run, readback_bytes};
+use vyre_wgsl_abi::{FUSED_WIDTH, Kernel, conversion, readback_bytes};
 
 use crate::gpu::Gpu;
 use crate::host_words::{abort, read, status_at, write_command};
 use crate::record::{ChainShape, Step};
 use crate::submit::{Waited, gave_up, submit_with_fence, wait_for};
-use crate::timing::{HostTiming, nanos};
-use crate::wave::{Frame, Outcome, WaveContext, control_words, record_command, recording};
+use crate::timing::Phases;
+use crate::wave::{
+    Frame, Outcome, WaveContext, control_words, levels_read, record_command, recording,
+};
 
 /// How long an aborted launch may take to notice the abort word and end:
 /// its waits poll it every 256 polls, so far less than this.
@@ -29,7 +31,7 @@ pub(crate) const ABORT_GRACE: Duration = Duration::from_secs(10);
 
 /// Run `command`.
 pub(crate) fn run(cx: WaveContext<'_>, command: &CheckedCommand) -> Result<Outcome, BackendError> {
-    let start = Instant::now();
+    let mut phases = Phases::begin();
     let WaveContext {
         gpu,
         kernels,
@@ -91,11 +93,11 @@ pub(crate) fn run(cx: WaveContext<'_>, command: &CheckedCommand) -> Result<Outco
         })?;
         (recorded.command, fresh)
     };
-    let submitting = Instant::now();
+    phases.submitting();
     submit_with_fence(gpu, recorded, "submitting a fused launch")?;
-    let submitted = Instant::now();
+    phases.submitted();
     let waited = wait_or_abort(gpu, &mut resident.staging)?;
-    let done = Instant::now();
+    phases.done();
     let status = read(
         &resident.staging,
         status_at(shape.levels),
@@ -119,9 +121,7 @@ pub(crate) fn run(cx: WaveContext<'_>, command: &CheckedCommand) -> Result<Outco
             command.launch.workgroups()
         )));
     }
-    let words = (RECORD_WORDS * shape.levels) as usize;
-    let records = read(&resident.staging, readback_bytes(0), words)?;
-    let run = levels_run(command, &records)?;
+    let run = levels_read(resident, command, shape.levels)?;
     let device_ns = match &resident.timestamps {
         Some(t) => Some(t.level_ns(1)?.iter().sum()),
         None => None,
@@ -129,18 +129,11 @@ pub(crate) fn run(cx: WaveContext<'_>, command: &CheckedCommand) -> Result<Outco
     Ok(Outcome {
         report: WaveReport {
             levels: run.levels,
-            wall_ns: nanos(done - submitting),
+            wall_ns: phases.wall_ns(),
             device_ns,
             readback_bytes: readback_bytes(shape.levels) + crate::host_words::STATUS_BYTES,
         },
-        timing: HostTiming {
-            record_ns: nanos(submitting - start),
-            recorded: fresh,
-            submit_ns: nanos(submitted - submitting),
-            wait_ns: nanos(done - submitted),
-            read_ns: nanos(done.elapsed()),
-            levels_recorded: shape.levels,
-        },
+        timing: phases.timing(fresh, shape.levels),
         grids: run.grids,
     })
 }

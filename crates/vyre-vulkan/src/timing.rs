@@ -23,3 +23,56 @@ pub struct HostTiming {
 pub(crate) fn nanos(d: std::time::Duration) -> u64 {
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
+
+/// When a command's host phases began and ended.
+pub(crate) struct Phases {
+    start: std::time::Instant,
+    submitting: std::time::Instant,
+    submitted: std::time::Instant,
+    done: std::time::Instant,
+}
+
+impl Phases {
+    /// A command starting now.
+    pub(crate) fn begin() -> Self {
+        let now = std::time::Instant::now();
+        Self {
+            start: now,
+            submitting: now,
+            submitted: now,
+            done: now,
+        }
+    }
+
+    /// The submission starts now.
+    pub(crate) fn submitting(&mut self) {
+        self.submitting = std::time::Instant::now();
+    }
+
+    /// The submission returned now.
+    pub(crate) fn submitted(&mut self) {
+        self.submitted = std::time::Instant::now();
+    }
+
+    /// The device finished now.
+    pub(crate) fn done(&mut self) {
+        self.done = std::time::Instant::now();
+    }
+
+    /// From the submission until the device finished, in ns.
+    pub(crate) fn wall_ns(&self) -> u64 {
+        nanos(self.done - self.submitting)
+    }
+
+    /// The phases so far, reading until now.
+    pub(crate) fn timing(&self, recorded: bool, levels_recorded: u32) -> HostTiming {
+        HostTiming {
+            record_ns: nanos(self.submitting - self.start),
+            recorded,
+            submit_ns: nanos(self.submitted - self.submitting),
+            wait_ns: nanos(self.done - self.submitted),
+            read_ns: nanos(self.done.elapsed()),
+            levels_recorded,
+        }
+    }
+}

@@ -4,15 +4,13 @@
 //! shape and submitted again; the command's words reach the device through
 //! staging, and its level records and timestamps come back in one readback.
 
-use std::time::Instant;
-
 use ash::vk;
 use vyre_driver::backend::{BackendError, CheckedCommand, WaveCommand, WaveReport};
 use vyre_wgsl_abi::control::{
     ARGS_BYTES, C_VERTEX_COUNT, COMMAND_WORDS, GRAPH_WORDS, HOST_WORDS, LEVEL_WORDS_BYTES,
     RECORD_BASE_WORDS, RECORD_WORDS, args_offset,
 };
-use vyre_wgsl_abi::{CommandPlan, Kernel, levels_run, readback_bytes};
+use vyre_wgsl_abi::{CommandPlan, Kernel, LevelsRun, levels_run, readback_bytes};
 
 use crate::barrier::{
     COMPUTE, EARLIER_WRITES, HOST_READ, INDIRECT, TRANSFER, TRANSFER_WRITE, barrier,
@@ -25,7 +23,7 @@ use crate::kernels::Kernels;
 use crate::record::{ChainShape, CommandCache, Recorded, Step, record_chain};
 use crate::resident::Resident;
 use crate::submit::{submit_with_fence, wait_fence};
-use crate::timing::{HostTiming, nanos};
+use crate::timing::{HostTiming, Phases};
 
 /// Everything a command needs from the backend.
 pub(crate) struct WaveContext<'a> {
@@ -165,26 +163,33 @@ pub(crate) fn recording<'r>(
     Ok((entry, recorded))
 }
 
+/// The levels `command` ran, from the `levels_recorded` records the
+/// epilogue copied to staging.
+pub(crate) fn levels_read(
+    resident: &Resident,
+    command: &CheckedCommand,
+    levels_recorded: u32,
+) -> Result<LevelsRun, BackendError> {
+    let words = (RECORD_WORDS * levels_recorded) as usize;
+    let records = crate::host_words::read(&resident.staging, readback_bytes(0), words)?;
+    levels_run(command, &records)
+}
+
 /// Run `command`.
 pub(crate) fn run(cx: WaveContext<'_>, command: &CheckedCommand) -> Result<Outcome, BackendError> {
-    let start = Instant::now();
-    let WaveContext {
-        gpu,
-        kernels,
-        records,
-        recordings,
-        resident,
-    } = cx;
-    let plan = CommandPlan::of(command, resident.facts)?;
+    let mut phases = Phases::begin();
+    let gpu = cx.gpu;
+    let plan = CommandPlan::of(command, cx.resident.facts)?;
     let shape = chain_shape(command, &plan);
-    let control = control_words(resident, &plan.words);
+    let control = control_words(cx.resident, &plan.words);
     write_command(
-        &mut resident.staging,
+        &mut cx.resident.staging,
         &control,
         command.launch.dispatch_grid,
     )?;
-    let resident = &*resident;
-    let (recorded, fresh) = recording(records, recordings, &shape, || {
+    let resident = &*cx.resident;
+    let kernels = cx.kernels;
+    let (recorded, fresh) = recording(cx.records, cx.recordings, &shape, || {
         let levels = chain_levels(kernels, resident, &shape)?;
         let frame = Frame {
             first_set: shape.first_set,
@@ -194,19 +199,17 @@ pub(crate) fn run(cx: WaveContext<'_>, command: &CheckedCommand) -> Result<Outco
         };
         record_command(gpu, resident, &levels, &frame)
     })?;
-    let submitting = Instant::now();
+    phases.submitting();
     submit_with_fence(gpu, recorded.command, "submitting a chain of levels")?;
-    let submitted = Instant::now();
+    phases.submitted();
     wait_fence(
         gpu,
         gpu.fence,
         gpu.command_limit,
         "running a chain of levels",
     )?;
-    let done = Instant::now();
-    let words = (RECORD_WORDS * shape.levels) as usize;
-    let records = crate::host_words::read(&resident.staging, readback_bytes(0), words)?;
-    let run = levels_run(command, &records)?;
+    phases.done();
+    let run = levels_read(resident, command, shape.levels)?;
     let mut levels = run.levels;
     let level_ns = match &resident.timestamps {
         Some(t) => Some(t.level_ns(levels.len() as u32)?),
@@ -217,22 +220,14 @@ pub(crate) fn run(cx: WaveContext<'_>, command: &CheckedCommand) -> Result<Outco
             level.device_ns = Some(ns);
         }
     }
-    let timing = HostTiming {
-        record_ns: nanos(submitting - start),
-        recorded: fresh,
-        submit_ns: nanos(submitted - submitting),
-        wait_ns: nanos(done - submitted),
-        read_ns: nanos(done.elapsed()),
-        levels_recorded: shape.levels,
-    };
     Ok(Outcome {
         report: WaveReport {
             levels,
-            wall_ns: nanos(done - submitting),
+            wall_ns: phases.wall_ns(),
             device_ns: level_ns.map(|ns| ns.iter().sum()),
             readback_bytes: readback_bytes(shape.levels),
         },
-        timing,
+        timing: phases.timing(fresh, shape.levels),
         grids: run.grids,
     })
 }

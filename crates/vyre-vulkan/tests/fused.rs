@@ -14,7 +14,9 @@ use common::{
     Reference, Search, check_against, later_sizing, random_directed, random_undirected, search,
     search_with, shape, upload,
 };
-use vyre_driver::backend::{Backend, BackendErrorKind, DeviceLayout, WaveCommand};
+use vyre_driver::backend::{
+    Backend, BackendErrorKind, DeviceLayout, SearchPosition, SearchSources, WaveCommand,
+};
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology as T;
 use vyre_graph::Graph;
 use vyre_graph::generate::{chain, grid_2d, star};
@@ -66,6 +68,38 @@ fn fused_search(
             )
         },
     )
+}
+
+/// A fused command from `at` on `groups` workgroups of 256, unchecked.
+fn fused_command(
+    at: SearchPosition,
+    groups: u32,
+    graph_vertices: u32,
+    max_levels: u32,
+    band_max_frontier_edges: u64,
+) -> WaveCommand {
+    let later = later_sizing(T::FusedWave, groups);
+    WaveCommand {
+        topology: T::FusedWave,
+        position: at,
+        max_levels,
+        launch: shape(
+            256,
+            [groups, 1, 1],
+            later,
+            T::FusedWave,
+            &at,
+            graph_vertices,
+        ),
+        band_max_frontier_edges,
+    }
+}
+
+/// Start a search from `sources` on `gpu`.
+fn start(gpu: &mut VulkanBackend, graph: &Graph, sources: &[u32]) -> SearchPosition {
+    let sources = SearchSources::new(sources, graph).expect("sources");
+    gpu.begin_search(&sources).expect("search starts");
+    SearchPosition::start(&sources)
 }
 
 fn graphs() -> Vec<(&'static str, Graph, Vec<u32>)> {
@@ -151,27 +185,11 @@ fn a_fused_launch_stops_at_the_band_and_is_recorded_once() {
     let layout = upload(&mut *gpu, &graph, 1024);
     let caps = gpu.capabilities().clone();
     for round in 0..3 {
-        let sources = vyre_driver::backend::SearchSources::new(&[0], &graph).expect("sources");
-        gpu.begin_search(&sources).expect("search starts");
-        let at = vyre_driver::backend::SearchPosition::start(&sources);
+        let at = start(&mut gpu, &graph, &[0]);
         let groups = caps.resident_workgroups;
-        let launch = shape(
-            caps.resident_workgroup_size,
-            [groups, 1, 1],
-            later_sizing(T::FusedWave, groups),
-            T::FusedWave,
-            &at,
-            graph.vertex_count(),
-        );
-        let command = WaveCommand {
-            topology: T::FusedWave,
-            position: at,
-            max_levels: 1024,
-            launch,
-            band_max_frontier_edges: 6,
-        }
-        .check(&caps, &layout)
-        .expect("a fused command within the resident grid");
+        let command = fused_command(at, groups, graph.vertex_count(), 1024, 6)
+            .check(&caps, &layout)
+            .expect("a fused command within the resident grid");
         let report = gpu.run_wave(&command).expect("the launch runs");
         let ran: Vec<(u32, u32)> = report
             .levels
@@ -210,22 +228,8 @@ fn fused_wave_is_refused_without_a_device_wide_barrier() {
     assert_eq!(caps.resident_workgroups, 0);
     let graph = chain(10).expect("chain");
     let layout = DeviceLayout::for_graph(&graph, &caps, 1024).expect("layout");
-    let sources = vyre_driver::backend::SearchSources::new(&[0], &graph).expect("sources");
-    let at = vyre_driver::backend::SearchPosition::start(&sources);
-    let command = WaveCommand {
-        topology: T::FusedWave,
-        position: at,
-        max_levels: 16,
-        launch: shape(
-            256,
-            [1, 1, 1],
-            later_sizing(T::FusedWave, 1),
-            T::FusedWave,
-            &at,
-            10,
-        ),
-        band_max_frontier_edges: u64::MAX,
-    };
+    let sources = SearchSources::new(&[0], &graph).expect("sources");
+    let command = fused_command(SearchPosition::start(&sources), 1, 10, 16, u64::MAX);
     let err = command.check(&caps, &layout).expect_err("no barrier");
     assert_eq!(err.kind(), BackendErrorKind::InvalidRequest);
     assert!(
@@ -259,27 +263,11 @@ fn stuck(test: &str, limit: Option<Duration>) -> Option<(TestDevice, Arc<Graph>,
 /// Run a fused launch of 64 workgroups from vertex 0: it cannot complete
 /// its first barrier.
 fn run_stuck(gpu: &mut VulkanBackend, graph: &Graph, layout: &DeviceLayout) -> String {
-    let sources = vyre_driver::backend::SearchSources::new(&[0], graph).expect("sources");
-    gpu.begin_search(&sources).expect("search starts");
-    let at = vyre_driver::backend::SearchPosition::start(&sources);
+    let at = start(gpu, graph, &[0]);
     let caps = gpu.capabilities().clone();
-    let n = graph.vertex_count();
-    let command = WaveCommand {
-        topology: T::FusedWave,
-        position: at,
-        max_levels: 1024,
-        launch: shape(
-            256,
-            [64, 1, 1],
-            later_sizing(T::FusedWave, 64),
-            T::FusedWave,
-            &at,
-            n,
-        ),
-        band_max_frontier_edges: u64::MAX,
-    }
-    .check(&caps, layout)
-    .expect("64 workgroups are within what this device was forced to report");
+    let command = fused_command(at, 64, graph.vertex_count(), 1024, u64::MAX)
+        .check(&caps, layout)
+        .expect("64 workgroups are within what this device was forced to report");
     let started = Instant::now();
     let err = gpu
         .run_wave(&command)

@@ -5,9 +5,4 @@
 
 mod common;
 
-vyre_testkit::suite_tests!(common::run =>
-    chains::chains_of_several_levels_match_the_reference,
-    chains::switching_topologies_mid_search_converts_the_frontier,
-    chains::a_chain_stops_when_the_frontier_leaves_the_band,
-    chains::a_chain_ends_early_when_the_frontier_empties,
-);
+vyre_testkit::chains_tests!(common::run);

@@ -4,6 +4,4 @@
 
 mod common;
 
-vyre_testkit::suite_tests!(common::run =>
-    launch_shapes::every_width_and_grid_shape_gives_the_reference_depths,
-);
+vyre_testkit::launch_shapes_tests!(common::run);

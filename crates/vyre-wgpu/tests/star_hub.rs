@@ -4,6 +4,4 @@
 
 mod common;
 
-vyre_testkit::suite_tests!(common::run =>
-    star_hub::star_with_a_100k_leaf_hub_from_hub_and_from_leaf,
-);
+vyre_testkit::star_hub_tests!(common::run);

@@ -2,6 +2,4 @@
 
 mod common;
 
-vyre_testkit::suite_tests!(common::run =>
-    topologies::every_topology_matches_the_reference_on_every_shape,
-);
+vyre_testkit::topologies_tests!(common::run);
