@@ -241,6 +241,34 @@ fn flush_appends(lid: u32) {
     workgroupBarrier();
 }
 
+// Whether this invocation's compare-exchange moved depth[v] from UNREACHED
+// to `next_depth`: then it owns v (top-down discovery). The depth read
+// first is a hint; the compare-exchange decides.
+fn claim(v: u32, next_depth: u32) -> bool {
+    if atomicLoad(&depth[v]) != UNREACHED {
+        return false;
+    }
+    loop {
+        let r = atomicCompareExchangeWeak(&depth[v], UNREACHED, next_depth);
+        if r.exchanged {
+            return true;
+        }
+        if r.old_value != UNREACHED {
+            return false;
+        }
+    }
+    return false;
+}
+
+// Inclusive prefix w_scan[j - 1] (0 for the first entry): where entry j's
+// share of a workgroup scan starts.
+fn scan_before(j: u32) -> u32 {
+    if j == 0u {
+        return 0u;
+    }
+    return w_scan[j - 1u];
+}
+
 // The first j in [lo, top] whose inclusive prefix w_scan[j] exceeds k (the
 // prefix at `top` must): where an invocation's k-th edge of a workgroup scan
 // lies. The caller passes its last answer as `lo` (owners never decrease).

@@ -30,24 +30,13 @@ fn store_found(slot: u32, v: u32) {
     queue_out[slot] = v;
 }
 
-// Top-down discovery of `v` from frontier vertex `u`: the invocation whose
-// compare-exchange moves depth[v] from UNREACHED to `next_depth` owns v,
-// writes its parent and appends it to the next queue.
+// Top-down discovery of `v` from frontier vertex `u`: the invocation that
+// claims v writes its parent and appends it to the next queue.
 fn push_visit(u: u32, v: u32, next_depth: u32) {
-    if atomicLoad(&depth[v]) != UNREACHED {
-        return;
-    }
-    loop {
-        let r = atomicCompareExchangeWeak(&depth[v], UNREACHED, next_depth);
-        if r.exchanged {
-            parent[v] = u;
-            append_next(v);
-            p_out_edges += out_degree(v);
-            return;
-        }
-        if r.old_value != UNREACHED {
-            return;
-        }
+    if claim(v, next_depth) {
+        parent[v] = u;
+        append_next(v);
+        p_out_edges += out_degree(v);
     }
 }
 

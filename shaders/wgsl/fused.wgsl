@@ -177,27 +177,17 @@ fn store_found(slot: u32, v: u32) {
     put_next(p_level, slot, v);
 }
 
-// The invocation whose compare-exchange moves depth[v] from UNREACHED owns
-// v: parent, next frontier, and its pieces when it is heavy.
+// The invocation that claims v owns it: parent, next frontier, and its
+// pieces when it is heavy.
 fn discover(u: u32, v: u32, next_depth: u32) {
-    if atomicLoad(&depth[v]) != UNREACHED {
-        return;
-    }
-    loop {
-        let r = atomicCompareExchangeWeak(&depth[v], UNREACHED, next_depth);
-        if r.exchanged {
-            parent[v] = u;
-            append_next(v);
-            let start = out_offsets[v];
-            let degree = out_offsets[v + 1u] - start;
-            p_out_edges += degree;
-            if degree > LIGHT_DEGREE {
-                append_pieces(v, start, degree, p_level + 1u);
-            }
-            return;
-        }
-        if r.old_value != UNREACHED {
-            return;
+    if claim(v, next_depth) {
+        parent[v] = u;
+        append_next(v);
+        let start = out_offsets[v];
+        let degree = out_offsets[v + 1u] - start;
+        p_out_edges += degree;
+        if degree > LIGHT_DEGREE {
+            append_pieces(v, start, degree, p_level + 1u);
         }
     }
 }
@@ -241,11 +231,7 @@ fn expand_light(lid: u32, g: u32, groups: u32, count: u32, next_depth: u32, per:
             let k = base + lid;
             if k < total {
                 j = scan_owner(j, held - 1u, k);
-                var before = 0u;
-                if j > 0u {
-                    before = w_scan[j - 1u];
-                }
-                discover(f_vertex[j], out_edge(f_start[j] + k - before, per), next_depth);
+                discover(f_vertex[j], out_edge(f_start[j] + k - scan_before(j), per), next_depth);
                 p_examined += 1u;
             }
             flush_appends(lid);

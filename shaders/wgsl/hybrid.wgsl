@@ -109,12 +109,8 @@ fn hybrid(
                 let k = base + lid;
                 if k < kept {
                     j = scan_owner(j, mid - 1u, k);
-                    var before = 0u;
-                    if j > 0u {
-                        before = w_scan[j - 1u];
-                    }
                     let u = h_mid[j];
-                    push_visit(u, out_edge(out_offsets[u] + k - before, per), next_depth);
+                    push_visit(u, out_edge(out_offsets[u] + k - scan_before(j), per), next_depth);
                 }
                 if base % (2u * WG) != 0u && kept - base > WG {
                     flush_appends(lid);
