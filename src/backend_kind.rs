@@ -19,8 +19,11 @@ pub enum BackendKind {
 
 impl BackendKind {
     /// Every backend, best first: the order `auto` tries them in. Vulkan
-    /// comes after wgpu until it runs searches itself.
-    pub const PREFERENCE: [Self; 4] = [Self::Cuda, Self::Wgpu, Self::Vulkan, Self::Cpu];
+    /// comes before wgpu: the same kernels, with chains recorded once and
+    /// submitted again, no per-call validation, and a fused wave where the
+    /// device verified co-residency. `auto` takes neither on a software
+    /// device (lavapipe is far slower than the CPU backend).
+    pub const PREFERENCE: [Self; 4] = [Self::Cuda, Self::Vulkan, Self::Wgpu, Self::Cpu];
 
     /// The lower-case name used on command lines and in reports.
     #[must_use]

@@ -11,12 +11,12 @@ use crate::{BackendKind, Device, VyreError};
 /// Which backend to open.
 #[derive(Clone, Copy, Debug, Default, Eq, PartialEq)]
 pub enum BackendChoice {
-    /// The best present: CUDA, then wgpu on a hardware adapter, then Vulkan
-    /// on a hardware device, then the CPU.
+    /// The best present: CUDA, then Vulkan on a hardware device, then wgpu
+    /// on a hardware adapter, then the CPU.
     #[default]
     Auto,
-    /// Exactly this backend (wgpu may then be a software adapter such as
-    /// lavapipe).
+    /// Exactly this backend (wgpu and Vulkan may then be a software device
+    /// such as lavapipe).
     Only(BackendKind),
 }
 
@@ -116,6 +116,7 @@ pub fn open(request: &OpenRequest) -> Result<Device, VyreError> {
     let mut engine = Engine::new(backend);
     engine.set_memory_budget(request.memory_budget_bytes);
     let reason = selection_reason(request.backend, &tried, kind, engine.capabilities());
+    tracing::info!(target: "vyre::open", "{reason}");
     Ok(Device::new(kind, engine, reason))
 }
 

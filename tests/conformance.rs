@@ -55,6 +55,11 @@ fn wgpu_conforms() {
 }
 
 #[test]
+fn vulkan_conforms() {
+    conforms(BackendKind::Vulkan);
+}
+
+#[test]
 fn cuda_conforms() {
     conforms(BackendKind::Cuda);
 }

@@ -108,22 +108,9 @@ fn hybrid(
             for (var base = 0u; base < kept; base += WG) {
                 let k = base + lid;
                 if k < kept {
-                    // First j with w_scan[j] > k; owners never decrease.
-                    var top = mid - 1u;
-                    while j < top {
-                        let m = (j + top) / 2u;
-                        if w_scan[m] > k {
-                            top = m;
-                        } else {
-                            j = m + 1u;
-                        }
-                    }
-                    var before = 0u;
-                    if j > 0u {
-                        before = w_scan[j - 1u];
-                    }
+                    j = scan_owner(j, mid - 1u, k);
                     let u = h_mid[j];
-                    push_visit(u, out_edge(out_offsets[u] + k - before, per), next_depth);
+                    push_visit(u, out_edge(out_offsets[u] + k - scan_before(j), per), next_depth);
                 }
                 if base % (2u * WG) != 0u && kept - base > WG {
                     flush_appends(lid);

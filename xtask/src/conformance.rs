@@ -57,15 +57,7 @@ pub fn run(args: &Args) -> Result<Tally, String> {
     let mut tally = Tally::default();
     let per_backend = (cases.len() * modes().len()) as u64;
     let kinds: Vec<BackendKind> = if args.backends.is_empty() {
-        let mut kinds = available_backends();
-        // The Vulkan backend opens devices and holds graphs but does not run
-        // searches yet (issue 11, phase 2); name it with --backends to try.
-        if kinds.contains(&BackendKind::Vulkan) {
-            println!("vulkan: skipped: its searches are not ported yet (issue 11, phase 2)");
-            tally.skipped += per_backend;
-            kinds.retain(|&k| k != BackendKind::Vulkan);
-        }
-        kinds
+        available_backends()
     } else {
         args.backends
             .iter()

@@ -6,8 +6,15 @@ use std::path::{Path, PathBuf};
 
 use crate::tally::Tally;
 
-/// Crates that drive a device.
-const BACKENDS: [&str; 4] = ["vyre-cpu", "vyre-wgpu", "vyre-cuda", "vyre-vulkan"];
+/// Crates that drive a device, and the kernels' host ABI two of them share:
+/// none depends on the engine, sizes a grid or carries kernel source.
+const BACKENDS: [&str; 5] = [
+    "vyre-cpu",
+    "vyre-wgpu",
+    "vyre-cuda",
+    "vyre-vulkan",
+    "vyre-wgsl-abi",
+];
 
 /// Words that name a backend, a GPU API or a device: the policy and the
 /// engine must not use them. Matched against whole lower-case words, and
@@ -105,6 +112,8 @@ fn checks(root: &Path) -> Result<Vec<Check>, String> {
         "crates/vyre-graph/src/lib.rs",
         "crates/vyre-driver/src/lib.rs",
         "crates/vyre-runtime/src/lib.rs",
+        "crates/vyre-wgsl-abi/src/lib.rs",
+        "crates/vyre-testkit/src/lib.rs",
         "src/lib.rs",
     ] {
         if !read(&root.join(lib))?.contains("#![forbid(unsafe_code)]") {
@@ -167,13 +176,13 @@ fn forbidden_dependencies(place: &str, manifest: &str, forbidden: &[&str]) -> Ve
 }
 
 /// Lines that define an edges-per-lane constant of their own, or size a
-/// grid with the engine's slot helpers.
+/// grid with the engine's slot helpers. The index of the control-block word
+/// that carries the engine's value to the kernels (`C_EDGES_PER_LANE`) is
+/// not such a constant.
 fn grid_sizing(place: &str, text: &str) -> Vec<Violation> {
     let mut found = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let code = line.trim_start();
-        // The name a definition introduces. Control-block word indices
-        // (`C_...`) name where the engine's value travels, not a value.
         let defined = [
             "const ",
             "pub const ",
@@ -183,10 +192,13 @@ fn grid_sizing(place: &str, text: &str) -> Vec<Violation> {
         ]
         .iter()
         .find_map(|p| code.strip_prefix(p))
-        .and_then(|rest| rest.split([':', ' ', '=']).next());
+        .and_then(|rest| {
+            rest.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+                .next()
+        });
         let defines = defined.is_some_and(|name| {
-            !name.starts_with("C_")
-                && (name.contains("EDGES_PER_LANE") || name.contains("EDGE_ROUNDS"))
+            (name.contains("EDGES_PER_LANE") || name.contains("EDGE_ROUNDS"))
+                && !name.starts_with("C_")
         });
         let sizes = code.contains("slots_for(")
             || code.contains("edge_balanced_slots(")
@@ -281,9 +293,7 @@ mod tests {
 
     #[test]
     fn own_grid_constants_and_slot_helpers_are_found() {
-        // Line 6, a control word's index, is where the engine's value
-        // travels, not a value of the backend's own.
-        let text = "const EDGE_ROUNDS: u64 = 4;\nlet e = EDGES_PER_LANE * w;\noverride EDGES_PER_LANE: u32 = 2u;\nlet s = slots_for(t, n, n);\n#define VYRE_EDGE_ROUNDS 4\nconst C_EDGES_PER_LANE: u32 = 6u;\n";
+        let text = "const EDGE_ROUNDS: u64 = 4;\nlet e = EDGES_PER_LANE * w;\noverride EDGES_PER_LANE: u32 = 2u;\nlet s = slots_for(t, n, n);\n#define VYRE_EDGE_ROUNDS 4\nconst C_EDGES_PER_LANE: u32 = 6u;\npub const C_EDGES_PER_LANE: usize = 6;\n";
         let lines: Vec<_> = grid_sizing("k", text)
             .into_iter()
             .map(|v| v.place)

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use naga::back::spv;
 
-use crate::catalog::CATALOG;
+use crate::catalog::{catalog, widths};
 
 /// A module that failed to compile (or a source that could not be read).
 #[derive(Clone, Debug, Eq, PartialEq)]
@@ -43,8 +43,11 @@ pub fn file_name(entry: &str, width: u32) -> String {
     format!("{entry}.w{width}.spv")
 }
 
-/// SPIR-V 1.3 (Vulkan 1.1), with the bounds checks and the zeroed workgroup
-/// memory wgpu gives the same kernels on Vulkan, and names for `spirv-dis`.
+/// SPIR-V 1.3 (Vulkan 1.1), with the bounds checks wgpu gives the same
+/// kernels on Vulkan, workgroup memory zeroed by the driver (as wgpu asks
+/// where the device can: a polyfill, zeroing it in every workgroup with a
+/// barrier, made the kernels ten times slower on lavapipe), and names for
+/// `spirv-dis`. The Vulkan backend enables `shaderZeroInitializeWorkgroupMemory`.
 /// Every option is set here, none left to naga's build profile (its default
 /// flags differ between debug and release builds).
 fn options() -> spv::Options<'static> {
@@ -61,7 +64,7 @@ fn options() -> spv::Options<'static> {
             image_load: BoundsCheckPolicy::Restrict,
             binding_array: BoundsCheckPolicy::Unchecked,
         },
-        zero_initialize_workgroup_memory: spv::ZeroInitializeWorkgroupMemoryMode::Polyfill,
+        zero_initialize_workgroup_memory: spv::ZeroInitializeWorkgroupMemoryMode::Native,
         force_loop_bounding: true,
         emit_int_div_checks: true,
         ..spv::Options::default()
@@ -69,7 +72,8 @@ fn options() -> spv::Options<'static> {
 }
 
 /// Compile `source` (the concatenated WGSL of one module) for `entry` at
-/// workgroup width `width`, every other override at its WGSL default.
+/// workgroup width `width`, every other override it declares at the value
+/// both backends set (`vyre_wgsl_abi::pipeline_constants`).
 ///
 /// # Errors
 ///
@@ -88,7 +92,19 @@ pub fn compile(source: &str, entry: &str, width: u32) -> Result<Vec<u32>, SpirvE
     .validate(&module)
     .map_err(|e| fail(e.emit_to_string(source).trim().to_string()))?;
     let mut constants = naga::back::PipelineConstants::default();
-    constants.insert("WG".to_string(), f64::from(width));
+    // Only the overrides the module declares (naga refuses others).
+    let declared = |name: &str| {
+        module
+            .overrides
+            .iter()
+            .any(|(_, o)| o.name.as_deref() == Some(name))
+    };
+    let all = vyre_wgsl_abi::pipeline_constants(false);
+    for (name, value) in std::iter::once(("WG", f64::from(width))).chain(all) {
+        if declared(name) {
+            constants.insert(name.to_string(), value);
+        }
+    }
     let (module, info) = naga::back::pipeline_constants::process_overrides(
         &module,
         &info,
@@ -103,7 +119,7 @@ pub fn compile(source: &str, entry: &str, width: u32) -> Result<Vec<u32>, SpirvE
     spv::write_vec(&module, &info, &options(), Some(&pipeline)).map_err(|e| fail(e.to_string()))
 }
 
-/// Every module of [`CATALOG`], compiled from the WGSL files under
+/// Every module of [`catalog`], compiled from the WGSL files under
 /// `root/shaders/wgsl`, in catalog order.
 ///
 /// # Errors
@@ -113,9 +129,9 @@ pub fn compile(source: &str, entry: &str, width: u32) -> Result<Vec<u32>, SpirvE
 pub fn generate(root: &Path) -> Result<Vec<GeneratedModule>, SpirvError> {
     let wgsl = root.join("shaders/wgsl");
     let mut out = Vec::new();
-    for module in &CATALOG {
+    for (module, kernel) in catalog() {
         let parts = module
-            .files
+            .files()
             .iter()
             .map(|file| {
                 std::fs::read_to_string(wgsl.join(file)).map_err(|e| SpirvError {
@@ -125,14 +141,12 @@ pub fn generate(root: &Path) -> Result<Vec<GeneratedModule>, SpirvError> {
             })
             .collect::<Result<Vec<_>, _>>()?;
         let source = parts.join("\n");
-        for entry in module.entries {
-            for &width in entry.widths {
-                let words = compile(&source, entry.name, width)?;
-                out.push(GeneratedModule {
-                    file_name: file_name(entry.name, width),
-                    bytes: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
-                });
-            }
+        for &width in widths(kernel) {
+            let words = compile(&source, kernel.entry_point(), width)?;
+            out.push(GeneratedModule {
+                file_name: file_name(kernel.entry_point(), width),
+                bytes: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+            });
         }
     }
     Ok(out)

@@ -10,7 +10,8 @@
 //! constants (it refuses unresolved overrides), so every module is written
 //! for one entry point at one workgroup width: the `WG` override is resolved
 //! with `naga::back::pipeline_constants::process_overrides`, and every other
-//! override keeps the default the WGSL source gives it. See
+//! override gets the value vyre-wgsl-abi gives both backends. Which files
+//! build which entry point comes from vyre-wgsl-abi too. See
 //! `shaders/spirv/README.md`.
 #![forbid(unsafe_code)]
 
@@ -18,9 +19,9 @@ mod catalog;
 mod compile;
 mod inspect;
 
-pub use catalog::{CATALOG, Entry, KERNEL_WIDTHS, ModuleSource, PROBE_WIDTH, SINGLE_WIDTH};
+pub use catalog::{KERNEL_WIDTHS, catalog, widths};
 pub use compile::{GeneratedModule, SpirvError, compile, file_name, generate};
-pub use inspect::{InspectError, MemoryOp, memory_ops, scope, semantics};
+pub use inspect::{InspectError, MemoryOp, memory_ops, scope, semantics, storage_class};
 
 use std::path::PathBuf;
 

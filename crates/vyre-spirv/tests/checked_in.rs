@@ -81,43 +81,70 @@ fn every_module_passes_spirv_val() {
     assert!(failures.is_empty(), "spirv-val rejected: {failures:#?}");
 }
 
-/// The probe's grid barrier is written with WGSL's relaxed atomics and
-/// `storageBarrier()`; what makes it a device-wide barrier is that naga turns
-/// those into device-scope atomics and workgroup barriers with device-scope
-/// acquire-release semantics on storage memory (shaders/spirv/README.md).
+fn fused_ops() -> Vec<vyre_spirv::MemoryOp> {
+    let source = vyre_wgsl_abi::Module::Fused.source();
+    let words = vyre_spirv::compile(&source, "fused", vyre_wgsl_abi::FUSED_WIDTH).unwrap();
+    vyre_spirv::memory_ops(&words).unwrap()
+}
+
+/// The fused kernel's grid barrier is written with WGSL's relaxed atomics
+/// and `storageBarrier()`; what makes it a device-wide barrier is that naga
+/// turns those into device-scope atomics and workgroup barriers with
+/// device-scope acquire-release semantics on storage memory
+/// (shaders/spirv/README.md). The probe mode runs the same code.
 #[test]
-fn the_probe_barrier_has_device_scope_fences_and_atomics() {
-    use vyre_spirv::{scope, semantics};
-    let source =
-        std::fs::read_to_string(vyre_spirv::repository_root().join("shaders/wgsl/probe.wgsl"))
-            .unwrap();
-    let words = vyre_spirv::compile(&source, "probe_barrier", vyre_spirv::PROBE_WIDTH).unwrap();
-    let ops = vyre_spirv::memory_ops(&words).unwrap();
-    let barriers: Vec<_> = ops
+fn the_fused_barrier_has_device_scope_fences_and_atomics() {
+    use vyre_spirv::{scope, semantics, storage_class};
+    let ops = fused_ops();
+    let fences: Vec<_> = ops
         .iter()
-        .filter(|op| op.execution_scope.is_some())
+        .filter(|op| op.execution_scope.is_some() && op.memory_scope == Some(scope::DEVICE))
         .collect();
-    assert_eq!(barriers.len(), 2, "{ops:#?}");
-    for barrier in barriers {
+    // The grid barrier's release and acquire, and the probe's.
+    assert!(fences.len() >= 4, "{ops:#?}");
+    for fence in fences {
+        assert_eq!(fence.execution_scope, Some(scope::WORKGROUP), "{fence:?}");
         assert_eq!(
-            barrier.execution_scope,
-            Some(scope::WORKGROUP),
-            "{barrier:?}"
-        );
-        assert_eq!(barrier.memory_scope, scope::DEVICE, "{barrier:?}");
-        assert_eq!(
-            barrier.semantics,
-            semantics::ACQUIRE_RELEASE | semantics::UNIFORM_MEMORY,
-            "{barrier:?}"
+            fence.semantics,
+            Some(semantics::ACQUIRE_RELEASE | semantics::UNIFORM_MEMORY),
+            "{fence:?}"
         );
     }
-    let atomics: Vec<_> = ops
+    let storage_atomics: Vec<_> = ops
         .iter()
-        .filter(|op| op.op.starts_with("OpAtomic"))
+        .filter(|op| op.is_atomic() && op.storage_class == Some(storage_class::STORAGE_BUFFER))
         .collect();
-    assert!(atomics.len() >= 5, "{ops:#?}");
+    assert!(storage_atomics.len() >= 10, "{ops:#?}");
     assert!(
-        atomics.iter().all(|op| op.memory_scope == scope::DEVICE),
-        "{atomics:#?}"
+        storage_atomics
+            .iter()
+            .all(|op| op.memory_scope == Some(scope::DEVICE)),
+        "{storage_atomics:#?}"
     );
+}
+
+/// What one workgroup of a fused launch writes and another reads in the
+/// same launch goes through atomics: the only plain accesses of storage
+/// buffers are reads of the graph (offsets, edge segments), which nothing
+/// writes during a search, and writes of parents, which only the host reads
+/// after the launch.
+#[test]
+fn the_fused_kernel_shares_data_between_workgroups_only_through_atomics() {
+    use vyre_spirv::storage_class;
+    use vyre_wgsl_abi::bindings::{FIRST_SEGMENT_BINDING, HISTORY_BINDING};
+    let graph = |b: u32| b == 1 || (FIRST_SEGMENT_BINDING..HISTORY_BINDING).contains(&b);
+    const PARENT: u32 = 4;
+    let plain: Vec<_> = fused_ops()
+        .into_iter()
+        .filter(|op| !op.is_atomic() && op.storage_class == Some(storage_class::STORAGE_BUFFER))
+        .collect();
+    assert!(!plain.is_empty());
+    for op in &plain {
+        let binding = op.binding.expect("a storage access names its variable");
+        match op.op {
+            "OpLoad" => assert!(graph(binding), "plain load of binding {binding}"),
+            "OpStore" => assert_eq!(binding, PARENT, "plain store to binding {binding}"),
+            other => panic!("{other}"),
+        }
+    }
 }

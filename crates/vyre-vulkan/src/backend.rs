@@ -1,25 +1,32 @@
 //! [`VulkanBackend`]: the [`Backend`] contract over one Vulkan device.
 
+use std::mem::ManuallyDrop;
 use std::sync::Arc;
+use std::time::Duration;
 
 use vyre_driver::backend::{
-    Backend, BackendError, CheckedCommand, DeviceCapabilities, DeviceLayout, SearchSources,
-    WaveReport,
+    Backend, BackendError, CheckedCommand, DEVICE_WAIT_LIMIT, DeviceCapabilities, DeviceLayout,
+    SearchSources, WaveReport,
 };
+use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
 use vyre_graph::Graph;
+use vyre_wgsl_abi::records::LevelGrids;
 
 use crate::calibrate::launch_overhead_ns;
 use crate::capabilities::{
     BudgetSource, Measured, Overrides, binding_limit, capabilities, check_usable, memory_budget,
 };
-use crate::error::{not_implemented, not_uploaded};
-use crate::gpu::Gpu;
+use crate::error::{not_uploaded, poisoned};
+use crate::gpu::{Gpu, GpuRequest};
+use crate::kernels::Kernels;
 use crate::probe::{BarrierVerdict, probe_device};
 use crate::record::{ChainShape, CommandCache, Recorded};
 use crate::resident::{Resident, allocate, check_layout};
 use crate::select::Choice;
+use crate::timing::HostTiming;
 use crate::transfer::read_back;
 use crate::validation::ValidationLog;
+use crate::wave::{Outcome, WaveContext};
 
 /// Recorded chains kept per graph (each a command buffer).
 const RECORDED_CHAINS: usize = 64;
@@ -43,19 +50,36 @@ pub struct VulkanOpenRequest {
     /// Refuse device buffers beyond this many bytes in all, as if the device
     /// had no more (to exercise the out-of-memory path).
     pub allocation_limit_bytes: Option<u64>,
+    /// Longest wait for one command, `run_wave` (default
+    /// [`DEVICE_WAIT_LIMIT`], which bounds every other wait). A fused launch
+    /// still running then is aborted through its abort word; a chain still
+    /// running leaves the backend refusing further work.
+    pub device_wait_limit: Option<Duration>,
+    /// Tests only: report a device-wide barrier for this many workgroups of
+    /// the fused kernel whatever the probe measured (1 runs the fused
+    /// kernel's logic on lavapipe, where one workgroup is trivially
+    /// co-resident; more exercises the bounded waits and the abort).
+    #[doc(hidden)]
+    pub force_resident_workgroups_for_tests: Option<u32>,
 }
 
 /// A Vulkan device running vyre's SPIR-V kernels.
 pub struct VulkanBackend {
-    // Field order is drop order: recordings, then the graph's buffers they
-    // name, then the device.
-    pub(crate) records: CommandCache<ChainShape, Recorded>,
-    pub(crate) resident: Option<Resident>,
+    // Dropped by hand (Drop): recordings, then the graph's buffers and sets
+    // they name, then the pipelines, then the device; or all leaked when
+    // the device is poisoned (it may still run work that uses them).
+    pub(crate) records: ManuallyDrop<CommandCache<ChainShape, Recorded>>,
+    pub(crate) resident: ManuallyDrop<Option<Resident>>,
+    pub(crate) kernels: ManuallyDrop<Kernels>,
+    pub(crate) gpu: ManuallyDrop<Gpu>,
     caps: DeviceCapabilities,
     barrier: BarrierVerdict,
     budget_source: BudgetSource,
     binding_limit: u64,
-    pub(crate) gpu: Gpu,
+    /// Chains recorded since open (a cache miss records one).
+    recordings: u64,
+    last_timing: HostTiming,
+    last_grids: Vec<u32>,
 }
 
 impl std::fmt::Debug for VulkanBackend {
@@ -64,6 +88,23 @@ impl std::fmt::Debug for VulkanBackend {
             .field("device", &self.caps.device_name)
             .field("allocated_bytes", &self.allocated_bytes())
             .finish_non_exhaustive()
+    }
+}
+
+impl Drop for VulkanBackend {
+    fn drop(&mut self) {
+        if self.gpu.poisoned() {
+            return;
+        }
+        // SAFETY: each field is dropped once, here, in the order that frees
+        // what uses a handle before the handle (no submission is in flight:
+        // every one was waited for, or the device would be poisoned).
+        unsafe {
+            ManuallyDrop::drop(&mut self.records);
+            ManuallyDrop::drop(&mut self.resident);
+            ManuallyDrop::drop(&mut self.kernels);
+            ManuallyDrop::drop(&mut self.gpu);
+        }
     }
 }
 
@@ -78,21 +119,28 @@ impl VulkanBackend {
     /// [`BackendError`] of kind `Unavailable` when there is no Vulkan loader
     /// or no matching device; `Device` when the device fails while measured.
     pub fn open(request: &VulkanOpenRequest) -> Result<Self, BackendError> {
-        let choice = Choice {
-            name_contains: request.device_name_contains.as_deref(),
-            skip_software: request.skip_software_devices,
-        };
-        let gpu = Gpu::open(&choice, request.validation, request.allocation_limit_bytes)?;
+        let gpu = Gpu::open(&GpuRequest {
+            choice: Choice {
+                name_contains: request.device_name_contains.as_deref(),
+                skip_software: request.skip_software_devices,
+            },
+            validation: request.validation,
+            command_limit: request.device_wait_limit.unwrap_or(DEVICE_WAIT_LIMIT),
+        })?;
         check_usable(&gpu.facts)?;
+        let mut kernels = Kernels::new(&gpu.device)?;
         let measured = Measured {
-            launch_overhead_ns: launch_overhead_ns(&gpu)?,
-            barrier: probe_device(&gpu)?,
+            launch_overhead_ns: launch_overhead_ns(&gpu, &mut kernels)?,
+            barrier: probe_device(&gpu, &mut kernels)?,
         };
         let overrides = Overrides {
             memory_budget_bytes: request.memory_budget_bytes,
             max_binding_bytes: request.max_binding_bytes_override,
+            resident_workgroups: request.force_resident_workgroups_for_tests,
         };
         let caps = capabilities(&gpu.facts, overrides, &measured);
+        // The limit is for graphs: the probe's buffers are gone by now.
+        gpu.memory.limit_to(request.allocation_limit_bytes);
         let (budget, budget_source) = memory_budget(&gpu.facts, request.memory_budget_bytes);
         tracing::info!(
             target: "vyre::vulkan",
@@ -100,6 +148,7 @@ impl VulkanBackend {
             budget_bytes = budget,
             budget = %budget_source,
             barrier = %caps.barrier_reason,
+            resident_workgroups = caps.resident_workgroups,
             launch_overhead_ns = caps.launch_overhead_ns,
             subgroup_size = caps.subgroup_size,
             subgroup_range = ?gpu.facts.subgroup_range,
@@ -107,13 +156,17 @@ impl VulkanBackend {
             "opened a Vulkan device"
         );
         Ok(Self {
-            records: CommandCache::new(RECORDED_CHAINS),
-            resident: None,
+            records: ManuallyDrop::new(CommandCache::new(RECORDED_CHAINS)),
+            resident: ManuallyDrop::new(None),
+            kernels: ManuallyDrop::new(kernels),
             binding_limit: binding_limit(&gpu.facts),
+            gpu: ManuallyDrop::new(gpu),
             barrier: measured.barrier,
             caps,
             budget_source,
-            gpu,
+            recordings: 0,
+            last_timing: HostTiming::default(),
+            last_grids: Vec::new(),
         })
     }
 
@@ -152,7 +205,36 @@ impl VulkanBackend {
         self.gpu.memory.report()
     }
 
+    /// Command buffers recorded for commands since open: a command whose
+    /// chain shape (topology, levels, width, frontier set, conversion,
+    /// dispatches) was recorded for this graph is submitted again instead.
+    #[must_use]
+    pub fn chains_recorded(&self) -> u64 {
+        self.recordings
+    }
+
+    /// Compute pipelines built so far (one per kernel and width).
+    #[must_use]
+    pub fn pipeline_count(&self) -> usize {
+        self.kernels.built()
+    }
+
+    /// Where the host time of the last `run_wave` went: recording (0 when
+    /// the chain was recorded before), submission, waiting.
+    #[must_use]
+    pub fn last_command_timing(&self) -> HostTiming {
+        self.last_timing
+    }
+
+    fn usable(&self) -> Result<(), BackendError> {
+        if self.gpu.poisoned() {
+            return Err(poisoned());
+        }
+        Ok(())
+    }
+
     fn read_vertex_array(&self, out: &mut [u32], parents: bool) -> Result<(), BackendError> {
+        self.usable()?;
         let resident = self.resident.as_ref().ok_or_else(not_uploaded)?;
         resident.layout.check_vertex_output(out.len())?;
         let source = if parents {
@@ -164,20 +246,27 @@ impl VulkanBackend {
     }
 }
 
+impl LevelGrids for VulkanBackend {
+    fn last_level_grids(&self) -> &[u32] {
+        &self.last_grids
+    }
+}
+
 impl Backend for VulkanBackend {
     fn capabilities(&self) -> &DeviceCapabilities {
         &self.caps
     }
 
     fn upload(&mut self, graph: &Arc<Graph>, layout: &DeviceLayout) -> Result<(), BackendError> {
+        self.usable()?;
         check_layout(graph, layout, &self.caps, self.binding_limit)?;
-        // Recordings name the previous graph's buffers: drop them, then the
-        // buffers, before allocating the next graph.
+        // Recordings name the previous graph's buffers and sets: drop them,
+        // then the buffers, before allocating the next graph.
         self.records.new_graph();
-        self.resident = None;
-        let mut resident = allocate(&self.gpu.memory, layout)?;
+        *self.resident = None;
+        let mut resident = allocate(&self.gpu, &self.kernels, graph, layout)?;
         resident.fill(&self.gpu, graph)?;
-        self.resident = Some(resident);
+        *self.resident = Some(resident);
         Ok(())
     }
 
@@ -187,14 +276,34 @@ impl Backend for VulkanBackend {
         self.resident.as_ref().map_or(0, Resident::bytes)
     }
 
-    fn begin_search(&mut self, _sources: &SearchSources) -> Result<(), BackendError> {
-        self.resident.as_ref().ok_or_else(not_uploaded)?;
-        Err(not_implemented("searches"))
+    fn begin_search(&mut self, sources: &SearchSources) -> Result<(), BackendError> {
+        self.usable()?;
+        let resident = self.resident.as_mut().ok_or_else(not_uploaded)?;
+        crate::search::begin(&self.gpu, &mut self.kernels, resident, sources)
     }
 
-    fn run_wave(&mut self, _command: &CheckedCommand) -> Result<WaveReport, BackendError> {
-        self.resident.as_ref().ok_or_else(not_uploaded)?;
-        Err(not_implemented("waves"))
+    fn run_wave(&mut self, command: &CheckedCommand) -> Result<WaveReport, BackendError> {
+        self.usable()?;
+        let resident = self.resident.as_mut().ok_or_else(not_uploaded)?;
+        let cx = WaveContext {
+            gpu: &self.gpu,
+            kernels: &mut self.kernels,
+            records: &mut self.records,
+            recordings: &mut self.recordings,
+            resident,
+        };
+        let Outcome {
+            report,
+            timing,
+            grids,
+        } = if command.topology == MegakernelExecutionTopology::FusedWave {
+            crate::fused::run(cx, command)?
+        } else {
+            crate::wave::run(cx, command)?
+        };
+        self.last_timing = timing;
+        self.last_grids = grids;
+        Ok(report)
     }
 
     fn read_depths(&mut self, out: &mut [u32]) -> Result<(), BackendError> {
@@ -210,7 +319,7 @@ impl Backend for VulkanBackend {
 mod tests {
     use vyre_driver::backend::{Backend, BackendErrorKind};
 
-    use crate::test_device::open;
+    use crate::testing::open;
 
     #[test]
     fn opening_measures_the_device() {
@@ -228,7 +337,7 @@ mod tests {
         assert!(!caps.barrier_reason.is_empty());
         assert!(!caps.can_fuse() || gpu.barrier_verdict().verified());
         // What the device measured, for whoever runs this on a GPU.
-        crate::test_device::visible(&format!(
+        crate::testing::visible(&format!(
             "opened {}: {}; budget {} bytes ({}); launch overhead {:.0} ns; subgroup {}; timestamps {:?} ns/tick",
             caps.device_name,
             caps.barrier_reason,
@@ -242,8 +351,8 @@ mod tests {
     }
 
     #[test]
-    fn searches_are_refused_until_they_are_ported() {
-        let Some(mut gpu) = open("searches_are_refused_until_they_are_ported") else {
+    fn searching_before_an_upload_is_a_typed_error() {
+        let Some(mut gpu) = open("searching_before_an_upload_is_a_typed_error") else {
             return;
         };
         let graph = vyre_graph::build::build_graph(
@@ -254,15 +363,32 @@ mod tests {
         .unwrap();
         let sources = vyre_driver::backend::SearchSources::new(&[0], &graph).unwrap();
         let err = gpu.begin_search(&sources).unwrap_err();
-        assert!(err.message().contains("upload"), "{err}");
-        let graph = std::sync::Arc::new(graph);
-        let layout =
-            vyre_driver::backend::DeviceLayout::for_graph(&graph, gpu.capabilities(), 4).unwrap();
-        gpu.upload(&graph, &layout).unwrap();
-        let err = gpu.begin_search(&sources).unwrap_err();
         assert_eq!(err.kind(), BackendErrorKind::InvalidRequest);
-        assert!(err.message().contains("does not run searches yet"), "{err}");
-        assert!(err.message().contains("Fix:"), "{err}");
+        assert!(
+            err.message().contains("upload") && err.message().contains("Fix:"),
+            "{err}"
+        );
+        let mut depths = [0; 2];
+        assert!(gpu.read_depths(&mut depths).is_err());
+    }
+
+    #[test]
+    fn a_layout_whose_staging_cannot_hold_the_host_words_is_refused() {
+        let Some(mut gpu) = open("a_layout_whose_staging_cannot_hold_the_host_words_is_refused")
+        else {
+            return;
+        };
+        // One vertex and one level: 32 bytes of staging.
+        let graph = std::sync::Arc::new(
+            vyre_graph::build::build_graph(1, &[], vyre_graph::build::BuildOptions::UNDIRECTED)
+                .unwrap(),
+        );
+        let layout =
+            vyre_driver::backend::DeviceLayout::for_graph(&graph, gpu.capabilities(), 1).unwrap();
+        let err = gpu.upload(&graph, &layout).unwrap_err();
+        assert_eq!(err.kind(), BackendErrorKind::InvalidRequest);
+        assert!(err.message().contains("more levels per command"), "{err}");
+        assert_eq!(gpu.allocated_bytes(), 0);
     }
 
     #[test]
@@ -279,7 +405,7 @@ mod tests {
             .unwrap(),
         );
         let layout =
-            vyre_driver::backend::DeviceLayout::for_graph(&graph, gpu.capabilities(), 4).unwrap();
+            vyre_driver::backend::DeviceLayout::for_graph(&graph, gpu.capabilities(), 16).unwrap();
         gpu.upload(&graph, &layout).unwrap();
         let first = gpu.records.graph();
         gpu.upload(&graph, &layout).unwrap();
@@ -295,7 +421,7 @@ mod tests {
             return;
         };
         if !gpu.capabilities().device_name.contains("llvmpipe") {
-            crate::test_device::visible(
+            crate::testing::visible(
                 "lavapipe_has_no_device_wide_barrier: skipped: the device is not lavapipe",
             );
             return;

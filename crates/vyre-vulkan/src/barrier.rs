@@ -30,6 +30,17 @@ pub(crate) const INDIRECT: Access = Access(
     vk::PipelineStageFlags::DRAW_INDIRECT,
     vk::AccessFlags::INDIRECT_COMMAND_READ,
 );
+/// Whatever compute shaders and transfers wrote, in this command buffer or
+/// in earlier submissions (a command's first barrier: submissions on one
+/// queue are ordered but their writes need a dependency to be seen).
+pub(crate) const EARLIER_WRITES: Access = Access(
+    vk::PipelineStageFlags::from_raw(
+        vk::PipelineStageFlags::COMPUTE_SHADER.as_raw() | vk::PipelineStageFlags::TRANSFER.as_raw(),
+    ),
+    vk::AccessFlags::from_raw(
+        vk::AccessFlags::SHADER_WRITE.as_raw() | vk::AccessFlags::TRANSFER_WRITE.as_raw(),
+    ),
+);
 /// The host reading mapped memory after the fence.
 pub(crate) const HOST_READ: Access =
     Access(vk::PipelineStageFlags::HOST, vk::AccessFlags::HOST_READ);

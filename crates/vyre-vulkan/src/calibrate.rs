@@ -6,8 +6,10 @@ use std::time::Instant;
 use ash::vk;
 use vyre_driver::backend::BackendError;
 
+use vyre_wgsl_abi::Kernel;
+
 use crate::gpu::Gpu;
-use crate::kernels::{NOOP, Pipeline};
+use crate::kernels::Kernels;
 use crate::submit::Submission;
 
 /// Timed rounds (after one untimed warm-up).
@@ -23,8 +25,8 @@ pub(crate) fn median(mut samples: Vec<f64>) -> f64 {
 }
 
 /// Median ns of recording, submitting and waiting for one empty dispatch.
-pub(crate) fn launch_overhead_ns(gpu: &Gpu) -> Result<f64, BackendError> {
-    let noop = Pipeline::new(&gpu.device, NOOP)?;
+pub(crate) fn launch_overhead_ns(gpu: &Gpu, kernels: &mut Kernels) -> Result<f64, BackendError> {
+    let noop = kernels.pipeline(Kernel::Noop, 1)?;
     let mut samples = Vec::with_capacity(CALIBRATION_ROUNDS);
     for round in 0..=CALIBRATION_ROUNDS {
         let start = Instant::now();

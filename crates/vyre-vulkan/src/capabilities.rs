@@ -8,9 +8,14 @@ use vyre_driver::backend::{BackendError, DeviceCapabilities};
 use vyre_driver::megakernel_execution::MegakernelDeviceCapabilities;
 
 use crate::facts::DeviceFacts;
-use crate::kernels::{EDGE_SEGMENT_BINDINGS, LARGEST_WIDTH, STORAGE_BINDINGS};
+use vyre_wgsl_abi::bindings::{EDGE_SEGMENT_BINDINGS, FUSED_STORAGE_BINDINGS};
+use vyre_wgsl_abi::overrides::{max_kernel_width, power_of_two_at_most};
+
+use vyre_wgsl_abi::FUSED_WIDTH;
+
 use crate::probe::BarrierVerdict;
 use crate::select::is_software;
+use crate::spirv::LARGEST_WIDTH;
 
 /// Share of the largest device-local heap the engine may plan for when the
 /// driver gives no budget (no `VK_EXT_memory_budget`): the rest is left to
@@ -75,13 +80,21 @@ pub(crate) struct Measured {
 pub(crate) struct Overrides {
     pub memory_budget_bytes: Option<u64>,
     pub max_binding_bytes: Option<u64>,
+    /// Tests only: a device-wide barrier for this many fused workgroups.
+    pub resident_workgroups: Option<u32>,
 }
 
 /// Whether the device can run vyre's kernels at all.
 pub(crate) fn check_usable(facts: &DeviceFacts) -> Result<(), BackendError> {
-    if facts.storage_buffers_per_stage < STORAGE_BINDINGS {
+    if !facts.zero_workgroup_memory {
         return Err(BackendError::unavailable(format!(
-            "{} allows {} storage buffers per shader stage; vyre's kernels bind {STORAGE_BINDINGS}. Fix: use another device or backend.",
+            "{} cannot zero workgroup memory for shaders (shaderZeroInitializeWorkgroupMemory: Vulkan 1.3 or VK_KHR_zero_initialize_workgroup_memory), which vyre's SPIR-V relies on. Fix: update the Vulkan driver, or use the wgpu backend on this device.",
+            facts.name
+        )));
+    }
+    if facts.storage_buffers_per_stage < FUSED_STORAGE_BINDINGS {
+        return Err(BackendError::unavailable(format!(
+            "{} allows {} storage buffers per shader stage; vyre's kernels bind {FUSED_STORAGE_BINDINGS}. Fix: use another device or backend.",
             facts.name, facts.storage_buffers_per_stage
         )));
     }
@@ -93,13 +106,6 @@ pub(crate) fn binding_limit(facts: &DeviceFacts) -> u64 {
     match facts.max_memory_allocation {
         0 => facts.max_storage_buffer_range,
         most => facts.max_storage_buffer_range.min(most),
-    }
-}
-
-fn largest_power_of_two_at_most(limit: u32) -> u32 {
-    match limit {
-        0 => 1,
-        l => 1 << (31 - l.leading_zeros()),
     }
 }
 
@@ -119,23 +125,37 @@ pub(crate) fn capabilities(
     overrides: Overrides,
     measured: &Measured,
 ) -> DeviceCapabilities {
-    let width_limit = facts
-        .max_workgroup_size_x
-        .min(facts.max_workgroup_invocations)
-        .min(LARGEST_WIDTH);
+    let width_limit = max_kernel_width(
+        facts
+            .max_workgroup_size_x
+            .min(facts.max_workgroup_invocations),
+        facts.max_workgroup_memory,
+    )
+    .min(LARGEST_WIDTH);
     let binding = binding_limit(facts);
     let barrier = &measured.barrier;
     let software = is_software(facts.device_type);
     // A software device runs workgroups on host worker threads: the probe
     // may see a few of them at once, but nothing promises it next time.
-    let fused = barrier.verified() && !software;
-    let barrier_reason = if barrier.verified() && software {
+    let verified = barrier.verified() && !software;
+    let fused = verified || overrides.resident_workgroups.is_some();
+    let mut barrier_reason = if barrier.verified() && software {
         format!(
             "{}, but a software device runs workgroups on host threads with no co-residency guarantee: no barrier",
             barrier.reason()
         )
     } else {
         barrier.reason()
+    };
+    let (resident_workgroups, resident_width) = match overrides.resident_workgroups {
+        Some(forced) => {
+            barrier_reason = format!(
+                "forced for tests to {forced} workgroup(s) of {FUSED_WIDTH} ({barrier_reason})"
+            );
+            (forced, FUSED_WIDTH)
+        }
+        None if verified => (barrier.workgroups(), barrier.width()),
+        None => (0, 0),
     };
     DeviceCapabilities {
         device_name: format!(
@@ -151,16 +171,20 @@ pub(crate) fn capabilities(
             MegakernelDeviceCapabilities::FUSION_INCAPABLE
         },
         barrier_reason,
-        max_workgroup_size_x: largest_power_of_two_at_most(width_limit),
+        max_workgroup_size_x: power_of_two_at_most(width_limit),
         max_compute_workgroups_per_dimension: facts.max_workgroup_count_x,
         max_compute_invocations_per_workgroup: facts.max_workgroup_invocations,
         subgroup_size: facts.subgroup_size.max(1),
         // The WGSL kernels run virtual warps: any power-of-two width works.
         workgroup_width_multiple: 1,
         // Measured, not guessed: the lanes the probe found running at once.
-        resident_lanes: if fused { barrier.resident_lanes() } else { 0 },
-        resident_workgroups: if fused { barrier.workgroups() } else { 0 },
-        resident_workgroup_size: if fused { barrier.width() } else { 0 },
+        resident_lanes: if verified {
+            barrier.resident_lanes()
+        } else {
+            0
+        },
+        resident_workgroups,
+        resident_workgroup_size: resident_width,
         memory_budget_bytes: memory_budget(facts, overrides.memory_budget_bytes).0,
         max_binding_bytes: overrides
             .max_binding_bytes
@@ -195,6 +219,7 @@ mod tests {
             timestamp_period_ns: Some(1.0),
             device_local_heaps: vec![150_000_000_000, 256 << 20],
             heap_budgets: Some(vec![140_000_000_000, 200 << 20]),
+            zero_workgroup_memory: true,
             ..DeviceFacts::default()
         }
     }
@@ -247,6 +272,7 @@ mod tests {
         let overridden = Overrides {
             max_binding_bytes: Some(1 << 20),
             memory_budget_bytes: Some(1 << 30),
+            resident_workgroups: None,
         };
         let caps = capabilities(&h200(), overridden, &measured(verified(1056)));
         assert_eq!(
@@ -293,7 +319,33 @@ mod tests {
     }
 
     #[test]
-    fn too_few_storage_bindings_is_unavailable() {
+    fn a_forced_barrier_is_reported_as_forced_and_sizes_no_per_wave_grid() {
+        let mut facts = h200();
+        facts.device_type = vk::PhysicalDeviceType::CPU;
+        let forced = Overrides {
+            resident_workgroups: Some(1),
+            ..Overrides::default()
+        };
+        let none = BarrierVerdict::not_run("not probed");
+        let caps = capabilities(&facts, forced, &measured(none));
+        assert!(caps.can_fuse());
+        assert_eq!(
+            (caps.resident_workgroups, caps.resident_workgroup_size),
+            (1, FUSED_WIDTH)
+        );
+        // Per-wave launches stay unbounded by the forced count.
+        assert_eq!(caps.resident_lanes, 0);
+        assert!(
+            caps.barrier_reason
+                .starts_with("forced for tests to 1 workgroup(s)"),
+            "{}",
+            caps.barrier_reason
+        );
+    }
+
+    #[test]
+    fn too_few_storage_bindings_or_no_zeroed_workgroup_memory_is_unavailable() {
+        assert!(check_usable(&h200()).is_ok());
         let mut facts = h200();
         facts.storage_buffers_per_stage = 16;
         let err = check_usable(&facts).unwrap_err();
@@ -302,5 +354,13 @@ mod tests {
             vyre_driver::backend::BackendErrorKind::Unavailable
         );
         assert!(err.message().contains("16 storage buffers"), "{err}");
+        let mut facts = h200();
+        facts.zero_workgroup_memory = false;
+        let err = check_usable(&facts).unwrap_err();
+        assert!(
+            err.message()
+                .contains("shaderZeroInitializeWorkgroupMemory"),
+            "{err}"
+        );
     }
 }

@@ -40,11 +40,12 @@ pub(crate) fn allocation_error(error: &gpu_allocator::AllocationError, what: &st
     }
 }
 
-/// `begin_search` and `run_wave` before the level kernels are ported.
-pub(crate) fn not_implemented(what: &str) -> BackendError {
-    BackendError::new(format!(
-        "vyre-vulkan does not run {what} yet: this phase of the backend opens the device, measures it and holds graphs; searches come with the per-topology dispatch recording. Fix: use the wgpu, cuda or cpu backend for searches."
-    ))
+/// The backend gave up waiting for earlier work that the device may still
+/// run.
+pub(crate) fn poisoned() -> BackendError {
+    BackendError::device(
+        "an earlier command did not finish in time and the device may still be running it, so this backend does no further work. Fix: open the backend again.".to_string(),
+    )
 }
 
 /// No graph has been uploaded.

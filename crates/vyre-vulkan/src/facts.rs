@@ -17,6 +17,14 @@ pub(crate) struct DeviceFacts {
     pub max_storage_buffer_range: u64,
     pub max_memory_allocation: u64,
     pub storage_buffers_per_stage: u32,
+    /// Alignment of a storage binding's offset within its buffer.
+    pub storage_offset_alignment: u64,
+    /// Whether the driver zeroes workgroup memory for shaders that ask
+    /// (`shaderZeroInitializeWorkgroupMemory`, Vulkan 1.3 or
+    /// `VK_KHR_zero_initialize_workgroup_memory`): the SPIR-V relies on it.
+    pub zero_workgroup_memory: bool,
+    /// Whether that needs the extension enabled (a device before 1.3).
+    pub zero_workgroup_memory_extension: bool,
     /// Lanes of a subgroup as compute shaders get it by default.
     pub subgroup_size: u32,
     /// Smallest and largest subgroup size (`VK_EXT_subgroup_size_control`,
@@ -73,6 +81,14 @@ pub(crate) fn read(
     let local: Vec<usize> = (0..heaps.len())
         .filter(|&i| heaps[i].flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL))
         .collect();
+    let zero_extension = has_extension(extensions, vk::KHR_ZERO_INITIALIZE_WORKGROUP_MEMORY_NAME);
+    let zero_known = device_api(instance, device) >= vk::API_VERSION_1_3 || zero_extension;
+    let mut zero = vk::PhysicalDeviceZeroInitializeWorkgroupMemoryFeatures::default();
+    if zero_known {
+        let mut features = vk::PhysicalDeviceFeatures2::default().push_next(&mut zero);
+        // SAFETY: as above; the struct is chained only when supported.
+        unsafe { instance.get_physical_device_features2(device, &mut features) };
+    }
     // SAFETY: a plain query on a device of this instance.
     let families = unsafe { instance.get_physical_device_queue_family_properties(device) };
     let timestamp_bits = families
@@ -93,6 +109,10 @@ pub(crate) fn read(
         max_storage_buffer_range: u64::from(limits.max_storage_buffer_range),
         max_memory_allocation: maintenance3.max_memory_allocation_size,
         storage_buffers_per_stage: limits.max_per_stage_descriptor_storage_buffers,
+        storage_offset_alignment: limits.min_storage_buffer_offset_alignment.max(4),
+        zero_workgroup_memory: zero_known
+            && zero.shader_zero_initialize_workgroup_memory == vk::TRUE,
+        zero_workgroup_memory_extension: p.api_version < vk::API_VERSION_1_3 && zero_extension,
         subgroup_size: subgroup.subgroup_size,
         subgroup_range: size_control_known
             .then_some((

@@ -1,5 +1,9 @@
-//! The opened device: logical device, compute queue, command pool and
-//! allocator, torn down in the right order.
+//! The opened device: logical device, compute queue, command pool, a fence
+//! for recorded chains and the allocator, torn down in the right order.
+
+use std::cell::Cell;
+use std::mem::ManuallyDrop;
+use std::time::Duration;
 
 use ash::vk;
 use vyre_driver::backend::BackendError;
@@ -11,15 +15,32 @@ use crate::memory::Memory;
 use crate::select::{Candidate, Choice, compute_family, pick};
 use crate::validation::ValidationLog;
 
+/// How to open a [`Gpu`].
+pub(crate) struct GpuRequest<'a> {
+    pub choice: Choice<'a>,
+    pub validation: bool,
+    /// Longest wait for one command (`run_wave`).
+    pub command_limit: Duration,
+}
+
 /// One Vulkan device and its compute queue.
 pub(crate) struct Gpu {
     pub device: ash::Device,
     pub queue: vk::Queue,
     pub pool: vk::CommandPool,
-    pub memory: Memory,
+    /// Signalled by each submission of a recorded chain (reset before it).
+    pub fence: vk::Fence,
+    /// Dropped by hand: leaked with the device when it is poisoned.
+    pub memory: ManuallyDrop<Memory>,
     pub facts: DeviceFacts,
-    // Last: the instance outlives the device.
-    pub loaded: Loaded,
+    /// Longest wait for one command before it is given up on (a fused one:
+    /// aborted).
+    pub command_limit: Duration,
+    /// Set when a submission was given up on while the device may still
+    /// run it: nothing may be destroyed or submitted after that.
+    poisoned: Cell<bool>,
+    // Last: the instance outlives the device (leaked with a poisoned one).
+    pub loaded: ManuallyDrop<Loaded>,
 }
 
 fn candidates(instance: &ash::Instance, devices: &[vk::PhysicalDevice]) -> Vec<Candidate> {
@@ -46,19 +67,15 @@ fn candidates(instance: &ash::Instance, devices: &[vk::PhysicalDevice]) -> Vec<C
 }
 
 impl Gpu {
-    /// Load Vulkan, pick a device under `choice` and open it.
-    pub(crate) fn open(
-        choice: &Choice<'_>,
-        validation: bool,
-        allocation_limit: Option<u64>,
-    ) -> Result<Self, BackendError> {
-        let loaded = Loaded::new(validation)?;
+    /// Load Vulkan, pick a device as `request` says and open it.
+    pub(crate) fn open(request: &GpuRequest<'_>) -> Result<Self, BackendError> {
+        let loaded = Loaded::new(request.validation)?;
         let instance = &loaded.instance;
         // SAFETY: a plain query on a live instance.
         let devices = unsafe { instance.enumerate_physical_devices() }
             .map_err(|e| vk_error(e, "listing Vulkan devices"))?;
         let found = candidates(instance, &devices);
-        let index = pick(&found, choice)?;
+        let index = pick(&found, &request.choice)?;
         let physical = devices[index];
         let family = found[index].compute_family.unwrap_or(0);
         // SAFETY: a plain query on a device of this instance.
@@ -69,13 +86,23 @@ impl Gpu {
         if has_extension(&extensions, vk::EXT_MEMORY_BUDGET_NAME) {
             enabled.push(vk::EXT_MEMORY_BUDGET_NAME.as_ptr());
         }
+        if facts.zero_workgroup_memory_extension {
+            enabled.push(vk::KHR_ZERO_INITIALIZE_WORKGROUP_MEMORY_NAME.as_ptr());
+        }
         let priorities = [1.0f32];
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(family)
             .queue_priorities(&priorities)];
-        let info = vk::DeviceCreateInfo::default()
+        // The SPIR-V asks the driver to zero workgroup memory (wgpu's
+        // kernels rely on it); check_usable refuses devices without it.
+        let mut zero = vk::PhysicalDeviceZeroInitializeWorkgroupMemoryFeatures::default()
+            .shader_zero_initialize_workgroup_memory(facts.zero_workgroup_memory);
+        let mut info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
             .enabled_extension_names(&enabled);
+        if facts.zero_workgroup_memory {
+            info = info.push_next(&mut zero);
+        }
         // SAFETY: `info` points at locals alive here; the family exists.
         let device = unsafe { instance.create_device(physical, &info, None) }
             .map_err(|e| vk_error(e, &format!("opening {}", facts.name)))?;
@@ -93,8 +120,20 @@ impl Gpu {
                 return Err(vk_error(e, "creating a command pool"));
             }
         };
-        let memory = match Memory::new(instance, &device, physical, allocation_limit) {
-            Ok(memory) => memory,
+        // SAFETY: a plain create on the live device.
+        let fence = unsafe { device.create_fence(&vk::FenceCreateInfo::default(), None) };
+        let made = fence
+            .map_err(|e| vk_error(e, "creating a fence"))
+            .and_then(|fence| {
+                Memory::new(instance, &device, physical)
+                    .map(|memory| (fence, memory))
+                    .inspect_err(|_| {
+                        // SAFETY: the fence was never used.
+                        unsafe { device.destroy_fence(fence, None) };
+                    })
+            });
+        let (fence, memory) = match made {
+            Ok(made) => made,
             Err(e) => {
                 // SAFETY: only the pool was made from the device.
                 unsafe {
@@ -108,10 +147,25 @@ impl Gpu {
             device,
             queue,
             pool,
-            memory,
+            fence,
+            memory: ManuallyDrop::new(memory),
             facts,
-            loaded,
+            command_limit: request.command_limit,
+            poisoned: Cell::new(false),
+            loaded: ManuallyDrop::new(loaded),
         })
+    }
+
+    /// Note that a submission was given up on while the device may still
+    /// run it.
+    pub(crate) fn poison(&self) {
+        self.poisoned.set(true);
+    }
+
+    /// Whether a submission was given up on: the device may still use every
+    /// buffer, so nothing may be freed or submitted.
+    pub(crate) fn poisoned(&self) -> bool {
+        self.poisoned.get()
     }
 
     /// The validation log of this device's instance.
@@ -122,14 +176,23 @@ impl Gpu {
 
 impl Drop for Gpu {
     fn drop(&mut self) {
-        // SAFETY: the owner drops every buffer, pipeline and recorded command
-        // buffer before the Gpu (field order); waiting for idle makes sure
-        // nothing still runs. Then the allocator, the pool and the device go.
+        // A poisoned device may still be running work that uses everything:
+        // leak it rather than wait (which could hang) or free memory in use
+        // (the backend leaks its buffers and pipelines too).
+        if self.poisoned() {
+            return;
+        }
+        // SAFETY: every submission was waited for (none was given up on),
+        // and the owner drops every buffer, pipeline and recorded command
+        // buffer before the Gpu (field order). Then the allocator, the
+        // fence, the pool, the device and the instance go, each once.
         unsafe {
-            let _ = self.device.device_wait_idle();
             self.memory.shut_down();
+            ManuallyDrop::drop(&mut self.memory);
+            self.device.destroy_fence(self.fence, None);
             self.device.destroy_command_pool(self.pool, None);
             self.device.destroy_device(None);
+            ManuallyDrop::drop(&mut self.loaded);
         }
     }
 }

@@ -1,89 +1,40 @@
-//! The SPIR-V kernels (`shaders/spirv/`, generated from `shaders/wgsl/`) and
-//! compute pipelines built from them.
+//! Compute pipelines of the SPIR-V kernels, built on first use per
+//! (kernel, width) and kept for the device's life, and descriptor sets.
+//!
+//! Every kernel but `noop` shares one descriptor-set layout: the bindings
+//! of vyre-wgsl-abi (the per-wave ones and the fused kernel's host words),
+//! so one set per frontier set serves every kernel of a chain.
 
+use std::collections::HashMap;
 use std::ffi::CString;
 
 use ash::vk;
 use vyre_driver::backend::BackendError;
+use vyre_wgsl_abi::Kernel;
+use vyre_wgsl_abi::bindings::FUSED_STORAGE_BINDINGS;
 
 use crate::error::vk_error;
+use crate::spirv::{module, words};
 
-/// Edge-segment bindings each per-wave kernel declares per direction
-/// (`shaders/wgsl/common.wgsl`, bindings 10 to 25).
-pub(crate) const EDGE_SEGMENT_BINDINGS: u32 = 8;
-
-/// Storage buffers every per-wave kernel binds (`common.wgsl`: bindings 0
-/// to 27).
-pub(crate) const STORAGE_BINDINGS: u32 = 28;
-
-/// Widest workgroup the per-wave kernels are generated for
-/// (`vyre_spirv::KERNEL_WIDTHS`).
-pub(crate) const LARGEST_WIDTH: u32 = 256;
-
-/// One SPIR-V module: an entry point at one width.
-#[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
-pub(crate) struct Kernel {
-    pub entry: &'static str,
-    pub width: u32,
-    spirv: &'static [u8],
-    /// Storage buffers it binds (set 0, bindings 0..n).
-    pub storage_bindings: u32,
-}
-
-/// The empty kernel, timed to calibrate launch overhead.
-pub(crate) const NOOP: Kernel = Kernel {
-    entry: "noop",
-    width: 1,
-    spirv: include_bytes!("../../../shaders/spirv/noop.w1.spv"),
-    storage_bindings: 0,
-};
-
-/// The device-wide barrier probe (`shaders/wgsl/probe.wgsl`).
-pub(crate) const PROBE: Kernel = Kernel {
-    entry: "probe_barrier",
-    width: 256,
-    spirv: include_bytes!("../../../shaders/spirv/probe_barrier.w256.spv"),
-    storage_bindings: 1,
-};
-
-/// SPIR-V words of little-endian bytes (the files hold nothing else).
-pub(crate) fn words(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks_exact(4)
-        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect()
-}
-
-/// A compute pipeline with its own descriptor-set and pipeline layouts;
-/// destroyed on drop.
-pub(crate) struct Pipeline {
+/// The set layout every kernel but `noop` binds, and the pipeline layouts;
+/// destroyed on drop (after the pipelines: [`Kernels`] holds them first).
+struct Layouts {
     device: ash::Device,
-    pub set_layout: vk::DescriptorSetLayout,
-    pub layout: vk::PipelineLayout,
-    pub pipeline: vk::Pipeline,
-    module: vk::ShaderModule,
+    set: vk::DescriptorSetLayout,
+    state: vk::PipelineLayout,
+    empty: vk::PipelineLayout,
 }
 
-impl Pipeline {
-    /// Build `kernel`'s pipeline on `device`.
-    pub(crate) fn new(device: &ash::Device, kernel: Kernel) -> Result<Self, BackendError> {
-        let doing = format!("building the {} pipeline", kernel.entry);
-        // Every handle starts null so that Drop can run at any failure point.
+impl Layouts {
+    fn new(device: &ash::Device) -> Result<Self, BackendError> {
+        let doing = "creating the kernels' layouts";
         let mut made = Self {
             device: device.clone(),
-            set_layout: vk::DescriptorSetLayout::null(),
-            layout: vk::PipelineLayout::null(),
-            pipeline: vk::Pipeline::null(),
-            module: vk::ShaderModule::null(),
+            set: vk::DescriptorSetLayout::null(),
+            state: vk::PipelineLayout::null(),
+            empty: vk::PipelineLayout::null(),
         };
-        let code = words(kernel.spirv);
-        // SAFETY: `code` is a whole SPIR-V module (checked by spirv-val in
-        // vyre-spirv's tests).
-        made.module = unsafe {
-            device.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&code), None)
-        }
-        .map_err(|e| vk_error(e, &doing))?;
-        let bindings: Vec<_> = (0..kernel.storage_bindings)
+        let bindings: Vec<_> = (0..FUSED_STORAGE_BINDINGS)
             .map(|binding| {
                 vk::DescriptorSetLayoutBinding::default()
                     .binding(binding)
@@ -92,54 +43,174 @@ impl Pipeline {
                     .stage_flags(vk::ShaderStageFlags::COMPUTE)
             })
             .collect();
-        // SAFETY: valid create infos on a live device, pointing at locals.
-        made.set_layout = unsafe {
-            device.create_descriptor_set_layout(
-                &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
-                None,
-            )
+        // SAFETY: valid create infos on a live device, pointing at locals;
+        // Drop destroys whatever was made if a later call fails.
+        unsafe {
+            made.set = device
+                .create_descriptor_set_layout(
+                    &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
+                    None,
+                )
+                .map_err(|e| vk_error(e, doing))?;
+            let sets = [made.set];
+            made.state = device
+                .create_pipeline_layout(
+                    &vk::PipelineLayoutCreateInfo::default().set_layouts(&sets),
+                    None,
+                )
+                .map_err(|e| vk_error(e, doing))?;
+            made.empty = device
+                .create_pipeline_layout(&vk::PipelineLayoutCreateInfo::default(), None)
+                .map_err(|e| vk_error(e, doing))?;
         }
-        .map_err(|e| vk_error(e, &doing))?;
-        let set_layouts = [made.set_layout];
-        let used = if kernel.storage_bindings > 0 {
-            &set_layouts[..]
-        } else {
-            &[]
-        };
-        // SAFETY: as above.
-        made.layout = unsafe {
-            device.create_pipeline_layout(
-                &vk::PipelineLayoutCreateInfo::default().set_layouts(used),
-                None,
-            )
-        }
-        .map_err(|e| vk_error(e, &doing))?;
-        let name = CString::new(kernel.entry).unwrap_or_default();
-        let stage = vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::COMPUTE)
-            .module(made.module)
-            .name(&name);
-        let info = vk::ComputePipelineCreateInfo::default()
-            .stage(stage)
-            .layout(made.layout);
-        // SAFETY: as above; the module and layout were made on this device.
-        made.pipeline =
-            unsafe { device.create_compute_pipelines(vk::PipelineCache::null(), &[info], None) }
-                .map_err(|(_, e)| vk_error(e, &doing))?[0];
         Ok(made)
     }
 }
 
-impl Drop for Pipeline {
+impl Drop for Layouts {
     fn drop(&mut self) {
-        // SAFETY: no submission using the pipeline is in flight when its
-        // owner drops it; null handles are ignored by the destroy calls.
+        // SAFETY: no pipeline made with them is in use (Kernels drops its
+        // pipelines first); null handles are ignored.
+        unsafe {
+            self.device.destroy_pipeline_layout(self.empty, None);
+            self.device.destroy_pipeline_layout(self.state, None);
+            self.device.destroy_descriptor_set_layout(self.set, None);
+        }
+    }
+}
+
+/// One pipeline and its shader module.
+struct Built {
+    device: ash::Device,
+    module: vk::ShaderModule,
+    pipeline: vk::Pipeline,
+}
+
+impl Drop for Built {
+    fn drop(&mut self) {
+        // SAFETY: no submission using the pipeline is in flight when the
+        // backend drops its kernels; null handles are ignored.
         unsafe {
             self.device.destroy_pipeline(self.pipeline, None);
-            self.device.destroy_pipeline_layout(self.layout, None);
-            self.device
-                .destroy_descriptor_set_layout(self.set_layout, None);
             self.device.destroy_shader_module(self.module, None);
+        }
+    }
+}
+
+/// A pipeline to bind: its handle and the layout its sets go with.
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
+pub(crate) struct Bound {
+    pub pipeline: vk::Pipeline,
+    pub layout: vk::PipelineLayout,
+}
+
+/// Every pipeline built so far on one device.
+pub(crate) struct Kernels {
+    // Field order is drop order: pipelines before their layouts.
+    built: HashMap<(Kernel, u32), Built>,
+    layouts: Layouts,
+}
+
+fn missing(kernel: Kernel, width: u32) -> BackendError {
+    BackendError::device(format!(
+        "no SPIR-V module of {} at width {width}. Fix: this is a bug in vyre-vulkan (the engine's widths are powers of two up to the generated ones); report it.",
+        kernel.entry_point()
+    ))
+}
+
+impl Kernels {
+    pub(crate) fn new(device: &ash::Device) -> Result<Self, BackendError> {
+        Ok(Self {
+            built: HashMap::new(),
+            layouts: Layouts::new(device)?,
+        })
+    }
+
+    /// The set layout of every kernel's bindings (set 0).
+    pub(crate) fn set_layout(&self) -> vk::DescriptorSetLayout {
+        self.layouts.set
+    }
+
+    /// Pipelines built so far.
+    pub(crate) fn built(&self) -> usize {
+        self.built.len()
+    }
+
+    /// The pipeline of `kernel` at `width`, built on first use.
+    pub(crate) fn pipeline(&mut self, kernel: Kernel, width: u32) -> Result<Bound, BackendError> {
+        let layout = if kernel.binds_nothing() {
+            self.layouts.empty
+        } else {
+            self.layouts.state
+        };
+        if let Some(built) = self.built.get(&(kernel, width)) {
+            return Ok(Bound {
+                pipeline: built.pipeline,
+                layout,
+            });
+        }
+        let bytes = module(kernel, width).ok_or_else(|| missing(kernel, width))?;
+        let built = build(&self.layouts.device, kernel, width, bytes, layout)?;
+        let pipeline = built.pipeline;
+        self.built.insert((kernel, width), built);
+        Ok(Bound { pipeline, layout })
+    }
+}
+
+fn build(
+    device: &ash::Device,
+    kernel: Kernel,
+    width: u32,
+    bytes: &[u8],
+    layout: vk::PipelineLayout,
+) -> Result<Built, BackendError> {
+    let doing = format!(
+        "building the {} pipeline at width {width}",
+        kernel.entry_point()
+    );
+    let mut built = Built {
+        device: device.clone(),
+        module: vk::ShaderModule::null(),
+        pipeline: vk::Pipeline::null(),
+    };
+    let code = words(bytes);
+    // SAFETY: `code` is a whole SPIR-V module (checked by spirv-val in
+    // vyre-spirv's tests).
+    built.module = unsafe {
+        device.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&code), None)
+    }
+    .map_err(|e| vk_error(e, &doing))?;
+    let name = CString::new(kernel.entry_point()).unwrap_or_default();
+    let stage = vk::PipelineShaderStageCreateInfo::default()
+        .stage(vk::ShaderStageFlags::COMPUTE)
+        .module(built.module)
+        .name(&name);
+    let info = vk::ComputePipelineCreateInfo::default()
+        .stage(stage)
+        .layout(layout);
+    // SAFETY: the module and layout were made on this device.
+    built.pipeline =
+        unsafe { device.create_compute_pipelines(vk::PipelineCache::null(), &[info], None) }
+            .map_err(|(_, e)| vk_error(e, &doing))?[0];
+    Ok(built)
+}
+
+/// One binding of a set: a buffer, or the range of it the kernels see.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+pub(crate) struct Range {
+    pub buffer: vk::Buffer,
+    pub offset: u64,
+    /// Bytes, or `vk::WHOLE_SIZE`.
+    pub bytes: u64,
+}
+
+impl Range {
+    /// The whole of `buffer`.
+    pub(crate) fn whole(buffer: vk::Buffer) -> Self {
+        Self {
+            buffer,
+            offset: 0,
+            bytes: vk::WHOLE_SIZE,
         }
     }
 }
@@ -152,15 +223,11 @@ pub(crate) struct Descriptors {
 }
 
 impl Descriptors {
-    /// A pool for `sets` sets of `buffers_per_set` storage buffers.
-    pub(crate) fn new(
-        device: &ash::Device,
-        sets: u32,
-        buffers_per_set: u32,
-    ) -> Result<Self, BackendError> {
+    /// A pool for `sets` sets of the kernels' layout.
+    pub(crate) fn new(device: &ash::Device, sets: u32) -> Result<Self, BackendError> {
         let sizes = [vk::DescriptorPoolSize::default()
             .ty(vk::DescriptorType::STORAGE_BUFFER)
-            .descriptor_count(sets * buffers_per_set.max(1))];
+            .descriptor_count(sets * FUSED_STORAGE_BINDINGS)];
         // SAFETY: a valid create info on a live device.
         let pool = unsafe {
             device.create_descriptor_pool(
@@ -177,11 +244,11 @@ impl Descriptors {
         })
     }
 
-    /// A set of `layout` whose binding `i` is the whole of `buffers[i]`.
+    /// A set of `layout` whose binding `i` is `ranges[i]`.
     pub(crate) fn set(
         &self,
         layout: vk::DescriptorSetLayout,
-        buffers: &[vk::Buffer],
+        ranges: &[Range],
     ) -> Result<vk::DescriptorSet, BackendError> {
         let layouts = [layout];
         // SAFETY: the pool and layout belong to this device.
@@ -193,13 +260,13 @@ impl Descriptors {
             )
         }
         .map_err(|e| vk_error(e, "allocating a descriptor set"))?[0];
-        let infos: Vec<[vk::DescriptorBufferInfo; 1]> = buffers
+        let infos: Vec<[vk::DescriptorBufferInfo; 1]> = ranges
             .iter()
-            .map(|&buffer| {
+            .map(|r| {
                 [vk::DescriptorBufferInfo::default()
-                    .buffer(buffer)
-                    .offset(0)
-                    .range(vk::WHOLE_SIZE)]
+                    .buffer(r.buffer)
+                    .offset(r.offset)
+                    .range(r.bytes)]
             })
             .collect();
         let writes: Vec<_> = infos
@@ -214,7 +281,7 @@ impl Descriptors {
             })
             .collect();
         // SAFETY: every write names a binding of the set's layout and a
-        // live buffer.
+        // live buffer range.
         unsafe { self.device.update_descriptor_sets(&writes, &[]) };
         Ok(set)
     }

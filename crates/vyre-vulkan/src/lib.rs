@@ -11,39 +11,46 @@
 //! for the workgroup count a bounded probe verified in every trial.
 //!
 //! Memory comes from `gpu-allocator`; a graph's buffers are exactly the
-//! engine's `DeviceLayout`. Searches (the per-topology dispatch recording)
-//! are not ported yet: `begin_search` and `run_wave` return an
-//! `InvalidRequest` error saying so. The command-buffer cache, barriers,
-//! indirect dispatch and timestamp queries they will use are in `record`.
+//! engine's `DeviceLayout`. The kernels, their words, bindings and which
+//! dispatches each topology records per level are wgpu's (vyre-wgsl-abi),
+//! so both backends run the same searches. A command's chain (conversion,
+//! levels with pipeline barriers between dispatches, indirect dispatch of
+//! every level from arguments on the device, timestamps) is recorded once
+//! per graph and chain shape and submitted again; the command's own words
+//! reach the device through staging. A `FusedWave` runs the persistent
+//! kernel (`fused.wgsl`) on devices whose probe verified co-residency, with
+//! bounded waits and an abort word the host sets past its deadline.
 
 mod backend;
 mod barrier;
 mod calibrate;
 mod capabilities;
+mod carve;
 mod error;
 mod facts;
+mod fused;
 mod gpu;
+mod host_words;
 mod instance;
 mod kernels;
 mod memory;
 mod probe;
-#[cfg_attr(
-    not(test),
-    expect(
-        dead_code,
-        reason = "the level kernels (issue 11, phase 2) record through it"
-    )
-)]
 mod record;
 mod resident;
+mod search;
 mod select;
+mod spirv;
 mod submit;
-#[cfg(test)]
-mod test_device;
+#[doc(hidden)]
+pub mod testing;
+mod timing;
 mod transfer;
 mod validation;
+mod wave;
 
 pub use backend::{VulkanBackend, VulkanOpenRequest};
 pub use capabilities::{BudgetSource, HEAP_SHARE_PERCENT};
 pub use probe::{BarrierVerdict, PROBE_MAX_WORKGROUPS, PROBE_TRIALS, Trial};
+pub use timing::HostTiming;
 pub use validation::ValidationLog;
+pub use vyre_wgsl_abi::records::LevelGrids;

@@ -22,7 +22,7 @@ struct Inner {
     allocator: Mutex<Option<Allocator>>,
     /// Refuse buffers beyond this many bytes in all (tests of the failure
     /// path; `None` = only the device's limits).
-    limit: Option<u64>,
+    limit: Mutex<Option<u64>>,
     held: Mutex<u64>,
 }
 
@@ -43,7 +43,6 @@ impl Memory {
         instance: &ash::Instance,
         device: &ash::Device,
         physical: vk::PhysicalDevice,
-        limit: Option<u64>,
     ) -> Result<Self, BackendError> {
         let allocator = Allocator::new(&AllocatorCreateDesc {
             instance: instance.clone(),
@@ -57,9 +56,15 @@ impl Memory {
         Ok(Self(Arc::new(Inner {
             device: device.clone(),
             allocator: Mutex::new(Some(allocator)),
-            limit,
+            limit: Mutex::new(None),
             held: Mutex::new(0),
         })))
+    }
+
+    /// Refuse buffers beyond `limit` bytes in all from now on (tests of the
+    /// out-of-memory path; set after the measurements at open).
+    pub(crate) fn limit_to(&self, limit: Option<u64>) {
+        *self.0.limit.lock().unwrap_or_else(PoisonError::into_inner) = limit;
     }
 
     /// Live allocations and bytes of device memory the allocator reserved
@@ -99,7 +104,8 @@ impl Memory {
         let size = size.max(4);
         {
             let held = self.0.held.lock().unwrap_or_else(PoisonError::into_inner);
-            if let Some(limit) = self.0.limit
+            let limit = *self.0.limit.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(limit) = limit
                 && held.saturating_add(size) > limit
             {
                 return Err(out_of_memory(&format!(

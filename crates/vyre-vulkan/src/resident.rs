@@ -1,13 +1,24 @@
 //! The buffers of one uploaded graph and its search state: exactly the
-//! engine's [`DeviceLayout`], every buffer at its size.
+//! engine's [`DeviceLayout`], every buffer at its size, with the two
+//! descriptor sets (one per frontier set) the kernels bind and the
+//! timestamp pool its commands write.
 
 use ash::vk;
 use vyre_driver::backend::{BackendError, DeviceCapabilities, DeviceLayout, EdgeSegments};
 use vyre_graph::{Csr, Graph, UNREACHED};
+use vyre_wgsl_abi::GraphFacts;
+use vyre_wgsl_abi::bindings::{Buffer, FUSED_STORAGE_BINDINGS, state_binding};
+use vyre_wgsl_abi::control::{
+    ARGS_BYTES, C_VERTEX_COUNT, GRAPH_WORDS, LEVEL_WORDS_BYTES, RECORD_BASE_WORDS, graph_words,
+};
 
 use crate::barrier::{COMPUTE, TRANSFER, TRANSFER_WRITE, barrier};
+use crate::carve::Carve;
 use crate::gpu::Gpu;
+use crate::host_words::staging_needed;
+use crate::kernels::{Descriptors, Kernels, Range};
 use crate::memory::{DeviceBuffer, Memory};
+use crate::record::Timestamps;
 use crate::submit::Submission;
 use crate::transfer::upload;
 
@@ -19,7 +30,19 @@ pub(crate) struct Direction {
 
 /// Every buffer of one layout. Dropping it frees them all.
 pub(crate) struct Resident {
+    // Field order is drop order: the sets and the timestamp pool before
+    // the buffers.
+    _descriptors: Descriptors,
+    /// Set `d` reads frontier set `d` (vyre-wgsl-abi's bindings).
+    pub sets: [vk::DescriptorSet; 2],
+    pub timestamps: Option<Timestamps>,
     pub layout: DeviceLayout,
+    pub facts: GraphFacts,
+    /// Control words 16..20, written at upload (and again before every
+    /// command, with the command's).
+    pub graph_words: [u32; GRAPH_WORDS],
+    /// The dispatch arguments and level words within the work buffer.
+    pub carve: Carve,
     pub out: Direction,
     pub inward: Option<Direction>,
     pub depth: DeviceBuffer,
@@ -46,11 +69,20 @@ pub(crate) fn check_layout(
             "the device layout does not match the graph on this device: got {layout:?}, expected {expected:?}. Fix: compute it with DeviceLayout::for_graph(graph, backend.capabilities(), ..) for this very graph."
         )));
     }
+    let needed = staging_needed(layout.max_levels_per_command);
+    if layout.staging_bytes() < needed {
+        return Err(BackendError::new(format!(
+            "the layout's staging buffer has {} bytes but commands of {} levels exchange {needed} with the host. Fix: lay the graph out for more levels per command (the engine uses 1024).",
+            layout.staging_bytes(),
+            layout.max_levels_per_command
+        )));
+    }
     for (what, bytes) in [
         ("row-offset array", layout.offsets_bytes()),
         ("per-vertex array", layout.vertex_array_bytes()),
         ("work array", layout.work_bytes()),
         ("level history", layout.history_bytes()),
+        ("staging buffer", layout.staging_bytes()),
     ] {
         if bytes > binding_limit {
             return Err(crate::error::out_of_memory(&format!(
@@ -98,14 +130,111 @@ fn direction(
     Ok(Direction { offsets, segments })
 }
 
-/// Allocate every buffer of `layout` (nothing stays allocated on error:
-/// the buffers made so far are dropped).
-pub(crate) fn allocate(memory: &Memory, layout: &DeviceLayout) -> Result<Resident, BackendError> {
+/// Every buffer of a layout, before the sets that name them.
+struct Buffers {
+    out: Direction,
+    inward: Option<Direction>,
+    depth: DeviceBuffer,
+    parent: DeviceBuffer,
+    queues: [DeviceBuffer; 2],
+    bitmaps: [DeviceBuffer; 2],
+    work: DeviceBuffer,
+    control: DeviceBuffer,
+    history: DeviceBuffer,
+    staging: DeviceBuffer,
+}
+
+/// Allocate every buffer of `layout` for `graph`, with its descriptor sets
+/// and timestamp pool (nothing stays allocated on error: what was made so
+/// far is dropped).
+pub(crate) fn allocate(
+    gpu: &Gpu,
+    kernels: &Kernels,
+    graph: &Graph,
+    layout: &DeviceLayout,
+) -> Result<Resident, BackendError> {
+    let b = buffers(&gpu.memory, layout)?;
+    let carve = Carve::of(layout.work_bytes(), gpu.facts.storage_offset_alignment);
+    let descriptors = Descriptors::new(&gpu.device, 2)?;
+    let set = |d: u32| descriptors.set(kernels.set_layout(), &ranges(&b, &carve, d));
+    let sets = [set(0)?, set(1)?];
+    let timestamps = gpu
+        .facts
+        .timestamp_period_ns
+        .map(|period| Timestamps::new(&gpu.device, layout.max_levels_per_command, period))
+        .transpose()?;
+    let in_per = layout
+        .in_edges
+        .unwrap_or(layout.out_edges)
+        .edges_per_segment;
+    let narrow = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
+    Ok(Resident {
+        _descriptors: descriptors,
+        sets,
+        timestamps,
+        layout: *layout,
+        facts: GraphFacts::of(graph),
+        graph_words: graph_words(
+            layout.vertex_count,
+            narrow(layout.out_edges.edges_per_segment),
+            narrow(in_per),
+            RECORD_BASE_WORDS,
+        ),
+        carve,
+        out: b.out,
+        inward: b.inward,
+        depth: b.depth,
+        parent: b.parent,
+        queues: b.queues,
+        bitmaps: b.bitmaps,
+        work: b.work,
+        control: b.control,
+        history: b.history,
+        staging: b.staging,
+    })
+}
+
+/// What binding `binding` of frontier set `d`'s descriptor set holds.
+fn ranges(b: &Buffers, carve: &Carve, d: u32) -> Vec<Range> {
+    let inward = b.inward.as_ref().unwrap_or(&b.out);
+    let segment = |dir: &Direction, i: u32| {
+        Range::whole(
+            dir.segments
+                .get(i as usize)
+                .unwrap_or(&dir.segments[0])
+                .buffer,
+        )
+    };
+    let work = |offset: u64, bytes: u64| Range {
+        buffer: b.work.buffer,
+        offset,
+        bytes,
+    };
+    (0..FUSED_STORAGE_BINDINGS)
+        .map(|binding| match state_binding(binding, d) {
+            Buffer::Control => Range::whole(b.control.buffer),
+            Buffer::OutOffsets => Range::whole(b.out.offsets.buffer),
+            Buffer::InOffsets => Range::whole(inward.offsets.buffer),
+            Buffer::Depth => Range::whole(b.depth.buffer),
+            Buffer::Parent => Range::whole(b.parent.buffer),
+            Buffer::Queue(i) => Range::whole(b.queues[i as usize].buffer),
+            Buffer::Bitmap(i) => Range::whole(b.bitmaps[i as usize].buffer),
+            Buffer::Work => work(0, carve.work_bytes),
+            Buffer::OutSegment(i) => segment(&b.out, i),
+            Buffer::InSegment(i) => segment(inward, i),
+            Buffer::History => Range::whole(b.history.buffer),
+            Buffer::Args(i) => work(carve.args[i as usize], ARGS_BYTES),
+            Buffer::LevelWords(i) => work(carve.level_words[i as usize], LEVEL_WORDS_BYTES),
+            Buffer::HostWords => Range::whole(b.staging.buffer),
+        })
+        .collect()
+}
+
+fn buffers(memory: &Memory, layout: &DeviceLayout) -> Result<Buffers, BackendError> {
     let vertex = layout.vertex_array_bytes();
     let bitmap = layout.bitmap_bytes();
     let state = |name: &str, bytes| memory.buffer(name, bytes, STATE, false);
-    Ok(Resident {
-        layout: *layout,
+    Ok(Buffers {
         out: direction(memory, layout, &layout.out_edges, "out-edge")?,
         inward: layout
             .in_edges
@@ -119,12 +248,8 @@ pub(crate) fn allocate(memory: &Memory, layout: &DeviceLayout) -> Result<Residen
         work: memory.buffer("work array", layout.work_bytes(), ARGUMENTS, false)?,
         control: memory.buffer("control block", layout.control_bytes(), ARGUMENTS, false)?,
         history: state("level history", layout.history_bytes())?,
-        staging: memory.buffer(
-            "staging buffer",
-            layout.staging_bytes(),
-            vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST,
-            true,
-        )?,
+        // The fused kernel polls its abort word there.
+        staging: memory.buffer("staging buffer", layout.staging_bytes(), STATE, true)?,
     })
 }
 
@@ -208,6 +333,23 @@ impl Resident {
                 );
             }
         }
+        let graph_words: Vec<u8> = self
+            .graph_words
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
+        // The fills above zeroed the control block: order the update after.
+        barrier(&gpu.device, submission.command, TRANSFER_WRITE, &[TRANSFER]);
+        // SAFETY: a live buffer with TRANSFER_DST usage; the update lies
+        // within it.
+        unsafe {
+            gpu.device.cmd_update_buffer(
+                submission.command,
+                self.control.buffer,
+                4 * C_VERTEX_COUNT as u64,
+                &graph_words,
+            );
+        }
         barrier(
             &gpu.device,
             submission.command,
@@ -227,7 +369,7 @@ mod tests {
     use vyre_graph::{Graph, UNREACHED};
 
     use crate::VulkanOpenRequest;
-    use crate::test_device::{TestDevice, open, open_with};
+    use crate::testing::{TestDevice, open, open_with};
     use crate::transfer::read_back;
 
     fn graph(n: u32, edges: &[(u32, u32)], symmetrize: bool) -> Arc<Graph> {

@@ -1,5 +1,5 @@
 //! Submitting recorded work and waiting for it, never longer than
-//! [`DEVICE_WAIT_LIMIT`].
+//! `DEVICE_WAIT_LIMIT` (a command: the limit the backend was opened with).
 
 use std::time::Duration;
 
@@ -9,22 +9,73 @@ use vyre_driver::backend::{BackendError, DEVICE_WAIT_LIMIT};
 use crate::error::vk_error;
 use crate::gpu::Gpu;
 
+/// How a bounded wait ended.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+pub(crate) enum Waited {
+    /// The fence signalled.
+    Done,
+    /// The limit passed first.
+    TimedOut,
+}
+
 /// Wait for `fence` at most `limit`.
-pub(crate) fn wait_fence(
+pub(crate) fn wait_for(
     device: &ash::Device,
     fence: vk::Fence,
     limit: Duration,
     doing: &str,
-) -> Result<(), BackendError> {
+) -> Result<Waited, BackendError> {
     let timeout = u64::try_from(limit.as_nanos()).unwrap_or(u64::MAX);
     // SAFETY: the fence belongs to this device.
     match unsafe { device.wait_for_fences(&[fence], true, timeout) } {
-        Ok(()) => Ok(()),
-        Err(vk::Result::TIMEOUT) => Err(BackendError::device(format!(
-            "the device did not finish {doing} within {} ms. Fix: the device hung or is overloaded; reopen the backend, and report the graph and topology if it repeats.",
-            limit.as_millis()
-        ))),
+        Ok(()) => Ok(Waited::Done),
+        Err(vk::Result::TIMEOUT) => Ok(Waited::TimedOut),
         Err(e) => Err(vk_error(e, doing)),
+    }
+}
+
+/// The error of a wait given up on: the device is poisoned (it may still
+/// run the work), so the backend must be reopened.
+pub(crate) fn gave_up(gpu: &Gpu, doing: &str, limit: Duration) -> BackendError {
+    gpu.poison();
+    BackendError::device(format!(
+        "the device did not finish {doing} within {} ms. Fix: the device hung or is overloaded; open the backend again (this one refuses further work and leaks its device memory rather than free memory in use), and report the graph and topology if it repeats.",
+        limit.as_millis()
+    ))
+}
+
+/// Wait for `fence` at most `limit`; past it the device is poisoned.
+pub(crate) fn wait_fence(
+    gpu: &Gpu,
+    fence: vk::Fence,
+    limit: Duration,
+    doing: &str,
+) -> Result<(), BackendError> {
+    match wait_for(&gpu.device, fence, limit, doing)? {
+        Waited::Done => Ok(()),
+        Waited::TimedOut => Err(gave_up(gpu, doing, limit)),
+    }
+}
+
+/// Submit `command` (executable, not in flight) with the device's fence,
+/// which the caller then waits for.
+pub(crate) fn submit_with_fence(
+    gpu: &Gpu,
+    command: vk::CommandBuffer,
+    doing: &str,
+) -> Result<(), BackendError> {
+    let device = &gpu.device;
+    let commands = [command];
+    let info = vk::SubmitInfo::default().command_buffers(&commands);
+    // SAFETY: the fence is not in use (every submission with it was waited
+    // for); the command buffer is executable and not in flight.
+    unsafe {
+        device
+            .reset_fences(&[gpu.fence])
+            .map_err(|e| vk_error(e, doing))?;
+        device
+            .queue_submit(gpu.queue, &[info], gpu.fence)
+            .map_err(|e| vk_error(e, doing))
     }
 }
 
@@ -77,12 +128,8 @@ impl<'a> Submission<'a> {
         Ok(submission)
     }
 
-    /// End recording, submit, and wait at most `limit`.
-    pub(crate) fn finish_within(
-        mut self,
-        limit: Duration,
-        doing: &str,
-    ) -> Result<(), BackendError> {
+    /// End recording, submit, and wait at most `DEVICE_WAIT_LIMIT`.
+    pub(crate) fn finish(mut self, doing: &str) -> Result<(), BackendError> {
         let device = &self.gpu.device;
         // SAFETY: the command buffer is in the recording state.
         unsafe { device.end_command_buffer(self.command) }.map_err(|e| vk_error(e, doing))?;
@@ -93,14 +140,9 @@ impl<'a> Submission<'a> {
         unsafe { device.queue_submit(self.gpu.queue, &[submit], self.fence) }
             .map_err(|e| vk_error(e, doing))?;
         self.in_flight = true;
-        wait_fence(device, self.fence, limit, doing)?;
+        wait_fence(self.gpu, self.fence, DEVICE_WAIT_LIMIT, doing)?;
         self.in_flight = false;
         Ok(())
-    }
-
-    /// End recording, submit, and wait at most [`DEVICE_WAIT_LIMIT`].
-    pub(crate) fn finish(self, doing: &str) -> Result<(), BackendError> {
-        self.finish_within(DEVICE_WAIT_LIMIT, doing)
     }
 }
 

@@ -5,7 +5,7 @@
 use ash::vk;
 use vyre_driver::backend::BackendError;
 
-use crate::barrier::{HOST_READ, TRANSFER, TRANSFER_WRITE, barrier};
+use crate::barrier::{EARLIER_WRITES, HOST_READ, TRANSFER, TRANSFER_WRITE, barrier};
 use crate::gpu::Gpu;
 use crate::memory::DeviceBuffer;
 use crate::submit::Submission;
@@ -29,6 +29,7 @@ fn copy(
     bytes: u64,
 ) -> Result<(), BackendError> {
     let submission = Submission::begin(gpu, "copying through the staging buffer")?;
+    barrier(&gpu.device, submission.command, EARLIER_WRITES, &[TRANSFER]);
     let region = vk::BufferCopy::default()
         .src_offset(src_offset)
         .dst_offset(dst_offset)

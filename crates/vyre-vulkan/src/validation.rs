@@ -102,7 +102,7 @@ unsafe extern "system" fn on_message(
 mod tests {
     use ash::vk;
 
-    use crate::test_device::{open, visible};
+    use crate::testing::{open, visible};
 
     /// A misuse the layer reports must reach the log (so that tests whose
     /// log is checked really fail on validation messages).

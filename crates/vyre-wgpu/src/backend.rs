@@ -8,7 +8,10 @@ use vyre_driver::backend::{
 };
 use vyre_graph::Graph;
 
-use crate::control::{C_CUR_COUNT, COMMAND_WORDS};
+use vyre_wgsl_abi::START_WIDTH;
+use vyre_wgsl_abi::control::{C_CUR_COUNT, COMMAND_WORDS};
+use vyre_wgsl_abi::overrides::start_groups;
+
 use crate::device_graph::{DeviceGraph, allocate, check_layout};
 use crate::errors::{ErrorSink, wait_idle};
 use crate::kernels::{Kernel, Kernels};
@@ -16,9 +19,6 @@ use crate::open::{WgpuOpenRequest, open};
 use crate::readback::read_words;
 use crate::timing::CommandTiming;
 use crate::wave::{WaveContext, run};
-
-/// Width of the search-start kernels.
-const START_WIDTH: u32 = 256;
 
 /// A wgpu device running vyre's WGSL kernels.
 pub struct WgpuBackend {
@@ -93,12 +93,6 @@ impl WgpuBackend {
         self.kernels.pipeline_count()
     }
 
-    fn start_groups(&self, items: u32) -> u32 {
-        items
-            .div_ceil(START_WIDTH)
-            .clamp(1, self.caps.max_compute_workgroups_per_dimension)
-    }
-
     /// Set every vertex unreached and, when `seed` holds, seed the sources
     /// already written to queue 0 (`count` of them).
     fn record_start(&mut self, count: u32, seed: bool) -> Result<(), BackendError> {
@@ -110,8 +104,9 @@ impl WgpuBackend {
         self.queue
             .write_buffer(&graph.control, 0, bytemuck::cast_slice(&words));
         let n = graph.layout.vertex_count;
-        let reset_groups = self.start_groups(n);
-        let seed_groups = self.start_groups(count);
+        let limit = self.caps.max_compute_workgroups_per_dimension;
+        let reset_groups = start_groups(n, limit);
+        let seed_groups = start_groups(count, limit);
         let reset = self
             .kernels
             .pipeline(&self.device, Kernel::ResetState, START_WIDTH);
@@ -155,6 +150,12 @@ impl WgpuBackend {
         let source = if parents { &graph.parent } else { &graph.depth };
         read_words(&self.device, &self.queue, source, &graph.staging, out)?;
         self.errors.check("reading results back")
+    }
+}
+
+impl vyre_wgsl_abi::records::LevelGrids for WgpuBackend {
+    fn last_level_grids(&self) -> &[u32] {
+        &self.last_grids
     }
 }
 

@@ -5,13 +5,13 @@
 use vyre_driver::backend::{BackendError, BackendErrorKind, DeviceLayout, EdgeSegments};
 use vyre_graph::{Csr, Graph};
 
-use crate::control::{
+use vyre_wgsl_abi::GraphFacts;
+use vyre_wgsl_abi::bindings::{Buffer, EDGE_SEGMENT_BINDINGS, STORAGE_BINDINGS, state_binding};
+use vyre_wgsl_abi::control::{
     ARGS_BYTES, C_VERTEX_COUNT, LEVEL_WORDS_BYTES, RECORD_BASE_WORDS, graph_words,
 };
-use crate::kernels::{
-    EDGE_SEGMENT_BINDINGS, FIRST_SEGMENT_BINDING, HISTORY_BINDING, Kernels, NEXT_ARGS_BINDING,
-    NEXT_LEVEL_BINDING, THIS_LEVEL_BINDING,
-};
+
+use crate::kernels::Kernels;
 use crate::upload::Uploader;
 
 /// Device buffers of one graph and its search state.
@@ -30,12 +30,8 @@ pub(crate) struct DeviceGraph {
     /// Level words of each frontier set (`L_*` in `common.wgsl`), also
     /// carved from the work array.
     pub level_words: [wgpu::Buffer; 2],
-    /// Least out-degree of the graph: with it the host bounds a later
-    /// level's frontier by its out-edges.
-    pub min_out_degree: u64,
-    /// Largest out-degree of the graph: Hybrid levels need their piece
-    /// dispatch only when a vertex is not light.
-    pub max_out_degree: u64,
+    /// What decides which dispatches a level records.
+    pub facts: GraphFacts,
     pub staging: wgpu::Buffer,
     /// Bind group `d` reads frontier set `d`, writes set `1 - d` and the
     /// dispatch arguments `1 - d`.
@@ -272,32 +268,34 @@ pub(crate) fn allocate(
         bytemuck::cast_slice(&words),
     );
     let reverse_ref = reverse.as_ref().unwrap_or(&out);
-    let state_group = |d: usize| {
-        let mut entries = vec![
-            entry(0, &control),
-            entry(1, &out.offsets),
-            entry(2, &reverse_ref.offsets),
-            entry(3, &depth),
-            entry(4, &parent),
-            entry(5, &queues[d]),
-            entry(6, &queues[1 - d]),
-            entry(7, &bitmaps[d]),
-            entry(8, &bitmaps[1 - d]),
-            entry(9, &work),
-            entry(HISTORY_BINDING, &history),
-            entry(NEXT_ARGS_BINDING, &dispatch_args[1 - d]),
-            entry(THIS_LEVEL_BINDING, &level_words[d]),
-            entry(NEXT_LEVEL_BINDING, &level_words[1 - d]),
-        ];
-        for (first, dir) in [
-            (FIRST_SEGMENT_BINDING, &out),
-            (FIRST_SEGMENT_BINDING + EDGE_SEGMENT_BINDINGS, reverse_ref),
-        ] {
-            for i in 0..EDGE_SEGMENT_BINDINGS {
-                let buffer = dir.segments.get(i as usize).unwrap_or(&dir.segments[0]);
-                entries.push(entry(first + i, buffer));
-            }
-        }
+    let segment = |dir: &Direction, i: u32| -> wgpu::Buffer {
+        dir.segments
+            .get(i as usize)
+            .unwrap_or(&dir.segments[0])
+            .clone()
+    };
+    let state_group = |d: u32| {
+        let buffers: Vec<wgpu::Buffer> = (0..STORAGE_BINDINGS)
+            .map(|binding| match state_binding(binding, d) {
+                Buffer::Control => control.clone(),
+                Buffer::OutOffsets => out.offsets.clone(),
+                Buffer::InOffsets => reverse_ref.offsets.clone(),
+                Buffer::Depth => depth.clone(),
+                Buffer::Parent => parent.clone(),
+                Buffer::Queue(i) => queues[i as usize].clone(),
+                Buffer::Bitmap(i) => bitmaps[i as usize].clone(),
+                Buffer::Work | Buffer::HostWords => work.clone(),
+                Buffer::OutSegment(i) => segment(&out, i),
+                Buffer::InSegment(i) => segment(reverse_ref, i),
+                Buffer::History => history.clone(),
+                Buffer::Args(i) => dispatch_args[i as usize].clone(),
+                Buffer::LevelWords(i) => level_words[i as usize].clone(),
+            })
+            .collect();
+        let entries: Vec<_> = (0..STORAGE_BINDINGS)
+            .zip(&buffers)
+            .map(|(binding, buffer)| entry(binding, buffer))
+            .collect();
         device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("vyre state"),
             layout: &kernels.state_layout,
@@ -328,26 +326,13 @@ pub(crate) fn allocate(
         history,
         dispatch_args,
         level_words,
-        max_out_degree: max_degree(graph.out_edges()),
-        min_out_degree: min_degree(graph.out_edges()),
+        facts: GraphFacts::of(graph),
         staging,
         state_groups,
         query_set,
         allocated: alloc.bytes,
         _graph_buffers: graph_buffers,
     })
-}
-
-fn degrees(csr: &Csr) -> impl Iterator<Item = u64> + '_ {
-    csr.offsets().windows(2).map(|w| w[1] - w[0])
-}
-
-fn max_degree(csr: &Csr) -> u64 {
-    degrees(csr).max().unwrap_or(0)
-}
-
-fn min_degree(csr: &Csr) -> u64 {
-    degrees(csr).min().unwrap_or(0)
 }
 
 fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {

@@ -8,9 +8,10 @@ use vyre_driver::backend::{EDGES_PER_LANE, LevelSizing};
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology as T;
 use wgpu::util::DeviceExt;
 
-use crate::control::slot_kind;
+use vyre_wgsl_abi::control::slot_kind;
+use vyre_wgsl_abi::kernels::{PER_WAVE_PRELUDE, source_file};
+
 use crate::errors::wait_idle;
-use crate::kernels::PRELUDE;
 use crate::open::{WgpuOpenRequest, open};
 
 const PROBE: &str = include_str!("../../../shaders/wgsl/level_sizing_probe.wgsl");
@@ -96,7 +97,8 @@ fn device_grids(device: &wgpu::Device, queue: &wgpu::Queue, cases: &[Case]) -> V
         usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
-    let source = [PRELUDE.as_slice(), &[PROBE]].concat().join("\n");
+    let prelude = PER_WAVE_PRELUDE.map(|file| source_file(file).unwrap_or_default());
+    let source = [prelude.as_slice(), &[PROBE]].concat().join("\n");
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("level sizing probe"),
         source: wgpu::ShaderSource::Wgsl(source.into()),

@@ -23,13 +23,11 @@
 //! always walked by a whole warp or workgroup.
 
 mod backend;
-mod control;
 mod device_graph;
 mod errors;
 mod kernels;
 #[cfg(test)]
 mod level_sizing_probe;
-mod level_steps;
 mod memory_budget;
 mod open;
 mod readback;

@@ -5,20 +5,15 @@ use std::time::Instant;
 use vyre_driver::backend::{BackendError, DeviceCapabilities};
 use vyre_driver::megakernel_execution::MegakernelDeviceCapabilities;
 
-use crate::control::SCAN_CAP;
+use vyre_wgsl_abi::bindings::{EDGE_SEGMENT_BINDINGS, STORAGE_BINDINGS};
+use vyre_wgsl_abi::overrides::max_kernel_width;
+
 use crate::errors::{ErrorSink, wait_idle};
-use crate::kernels::{EDGE_SEGMENT_BINDINGS, Kernel, Kernels, STORAGE_BINDINGS};
+use crate::kernels::{Kernel, Kernels};
 use crate::memory_budget::memory_budget;
 
 /// Empty round trips timed at open; the median is the launch overhead.
 const CALIBRATION_ROUNDS: usize = 15;
-
-/// Workgroup memory the hungriest kernels need per invocation (BlockDense:
-/// five arrays of WG words; Sparse and Hybrid: a scan array of WG words and
-/// an append list of 2 * WG), plus the largest fixed part (Sparse's scan of
-/// SCAN_CAP words and a few counters), in bytes.
-const WORKGROUP_BYTES_PER_LANE: u32 = 20;
-const WORKGROUP_BYTES_FIXED: u32 = 4 * SCAN_CAP + 64;
 
 /// How to open a [`crate::WgpuBackend`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -120,19 +115,6 @@ fn pick_adapter(request: &WgpuOpenRequest) -> Result<wgpu::Adapter, BackendError
     }
 }
 
-/// Largest power-of-two width every kernel can be built at.
-fn max_width(limits: &wgpu::Limits) -> u32 {
-    let by_size = limits
-        .max_compute_workgroup_size_x
-        .min(limits.max_compute_invocations_per_workgroup);
-    let by_memory = limits
-        .max_compute_workgroup_storage_size
-        .saturating_sub(WORKGROUP_BYTES_FIXED)
-        / WORKGROUP_BYTES_PER_LANE;
-    let cap = by_size.min(by_memory).max(1);
-    1 << (31 - cap.leading_zeros())
-}
-
 /// Open the best adapter that matches `request`.
 pub(crate) fn open(request: &WgpuOpenRequest) -> Result<OpenedDevice, BackendError> {
     let adapter = pick_adapter(request)?;
@@ -182,7 +164,12 @@ pub(crate) fn open(request: &WgpuOpenRequest) -> Result<OpenedDevice, BackendErr
         device_name: format!("{} ({:?}, {})", info.name, info.backend, info.driver_info),
         megakernel: MegakernelDeviceCapabilities::FUSION_INCAPABLE,
         barrier_reason: "WGSL has no device-wide barrier and WebGPU promises no forward progress between workgroups".to_string(),
-        max_workgroup_size_x: max_width(&limits),
+        max_workgroup_size_x: max_kernel_width(
+            limits
+                .max_compute_workgroup_size_x
+                .min(limits.max_compute_invocations_per_workgroup),
+            limits.max_compute_workgroup_storage_size,
+        ),
         max_compute_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension,
         max_compute_invocations_per_workgroup: limits.max_compute_invocations_per_workgroup,
         subgroup_size,

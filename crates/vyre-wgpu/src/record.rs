@@ -16,7 +16,9 @@ use std::ops::Range;
 
 use vyre_driver::backend::SearchPosition;
 
-use crate::control::{RECORD_BASE_WORDS, RECORD_WORDS, args_offset};
+use vyre_wgsl_abi::control::{RECORD_BASE_WORDS, args_offset};
+use vyre_wgsl_abi::readback_bytes;
+
 use crate::device_graph::DeviceGraph;
 use crate::kernels::Kernel;
 
@@ -43,12 +45,6 @@ pub(crate) struct CommandRecipe<'a> {
     pub launch_grid: [u32; 3],
     /// Whether to write the command's begin and end timestamps.
     pub timed: bool,
-}
-
-/// Bytes of the history the host reads back for `levels` levels: the two
-/// timestamps, then one 16-byte record per level.
-pub(crate) fn readback_bytes(levels: u32) -> u64 {
-    4 * u64::from(RECORD_BASE_WORDS + RECORD_WORDS * levels)
 }
 
 /// The pass state that makes redundant bind-group and pipeline changes

@@ -1,78 +1,114 @@
-//! Running the probe kernel on the device.
+//! Running the probe on the device: the fused kernel itself in its probe
+//! mode, so that what is measured is the co-residency of the kernel a fused
+//! launch runs (its width, workgroup memory and registers).
 
 use ash::vk;
 use vyre_driver::backend::BackendError;
+use vyre_wgsl_abi::bindings::{Buffer, FUSED_STORAGE_BINDINGS, state_binding};
+use vyre_wgsl_abi::control::{
+    C_ARRIVALS, C_MODE, C_PROBE_COMPLETE, C_PROBE_FEWEST, C_PROBE_SAW_WRITE, C_SPIN_LIMIT,
+    HOST_WORDS, MODE_PROBE, PROBE_SPIN_LIMIT,
+};
+use vyre_wgsl_abi::{FUSED_WIDTH, Kernel};
 
 use super::verdict::{BarrierVerdict, PROBE_MAX_WORKGROUPS, Trial, search};
 use crate::barrier::{COMPUTE, HOST_READ, TRANSFER, TRANSFER_WRITE, barrier};
 use crate::gpu::Gpu;
-use crate::kernels::{Descriptors, PROBE, Pipeline};
+use crate::kernels::{Bound, Descriptors, Kernels, Range};
 use crate::memory::DeviceBuffer;
 use crate::submit::Submission;
 
-/// Words before the per-workgroup markers (`probe.wgsl`).
-const HEADER_WORDS: u64 = 4;
-/// Word the host sets to `u32::MAX` before each trial.
-const FEWEST_SEEN: u64 = 2;
-
 /// Probe the device: the largest verified co-resident workgroup count of
-/// the probe's width, or why there is none.
-pub(crate) fn probe_device(gpu: &Gpu) -> Result<BarrierVerdict, BackendError> {
+/// the fused kernel, or why there is none.
+pub(crate) fn probe_device(
+    gpu: &Gpu,
+    kernels: &mut Kernels,
+) -> Result<BarrierVerdict, BackendError> {
     let facts = &gpu.facts;
-    if facts
+    let width_limit = facts
         .max_workgroup_size_x
-        .min(facts.max_workgroup_invocations)
-        < PROBE.width
-    {
+        .min(facts.max_workgroup_invocations);
+    if width_limit < FUSED_WIDTH {
         return Ok(BarrierVerdict::not_run(&format!(
-            "the device runs workgroups of at most {} invocations, the probe needs {}",
-            facts
-                .max_workgroup_size_x
-                .min(facts.max_workgroup_invocations),
-            PROBE.width
+            "the device runs workgroups of at most {width_limit} invocations, the fused kernel needs {FUSED_WIDTH}"
         )));
     }
     let max = PROBE_MAX_WORKGROUPS.min(facts.max_workgroup_count_x);
-    let probe = Probe::new(gpu, max)?;
-    search(PROBE.width, max, |n| probe.trial(n))
+    let probe = Probe::new(gpu, kernels, max)?;
+    search(FUSED_WIDTH, max, |n| probe.trial(n))
 }
 
-/// The probe's buffers and pipeline, ready for trials of up to `max`
+/// Word of the control block, in bytes.
+fn at(word: usize) -> u64 {
+    4 * word as u64
+}
+
+/// The probe's buffers, set and pipeline, ready for trials of up to `max`
 /// workgroups.
 pub(crate) struct Probe<'a> {
     gpu: &'a Gpu,
     // Holds the set; declared before the buffers it names, so freed first.
     _descriptors: Descriptors,
     set: vk::DescriptorSet,
-    pipeline: Pipeline,
-    state: DeviceBuffer,
+    fused: Bound,
+    control: DeviceBuffer,
+    markers: DeviceBuffer,
+    _host: DeviceBuffer,
+    _unused: DeviceBuffer,
     readback: DeviceBuffer,
 }
 
 impl<'a> Probe<'a> {
-    pub(crate) fn new(gpu: &'a Gpu, max: u32) -> Result<Self, BackendError> {
-        let words = HEADER_WORDS + u64::from(max);
-        let usage = vk::BufferUsageFlags::STORAGE_BUFFER
+    pub(crate) fn new(gpu: &'a Gpu, kernels: &mut Kernels, max: u32) -> Result<Self, BackendError> {
+        let storage = vk::BufferUsageFlags::STORAGE_BUFFER
             | vk::BufferUsageFlags::TRANSFER_SRC
             | vk::BufferUsageFlags::TRANSFER_DST;
-        let state = gpu
+        let control = gpu.memory.buffer(
+            "probe control block",
+            vyre_driver::backend::CONTROL_BYTES,
+            storage,
+            false,
+        )?;
+        let markers = gpu
             .memory
-            .buffer("barrier probe", words * 4, usage, false)?;
+            .buffer("probe markers", 4 * u64::from(max), storage, false)?;
+        // The abort word (the last of the host words) stays 0: a trial's
+        // waits are bounded by PROBE_SPIN_LIMIT alone.
+        let mut host = gpu.memory.buffer("probe host words", 16, storage, true)?;
+        if let Some(bytes) = host.mapped_mut() {
+            bytes.fill(0);
+        }
+        let unused = gpu
+            .memory
+            .buffer("probe unused binding", 16, storage, false)?;
         let readback = gpu.memory.buffer(
-            "barrier probe readback",
-            HEADER_WORDS * 4,
+            "probe readback",
+            at(HOST_WORDS),
             vk::BufferUsageFlags::TRANSFER_DST,
             true,
         )?;
-        let pipeline = Pipeline::new(&gpu.device, PROBE)?;
-        let descriptors = Descriptors::new(&gpu.device, 1, 1)?;
-        let set = descriptors.set(pipeline.set_layout, &[state.buffer])?;
+        let fused = kernels.pipeline(Kernel::Fused, FUSED_WIDTH)?;
+        let descriptors = Descriptors::new(&gpu.device, 1)?;
+        let ranges: Vec<Range> = (0..FUSED_STORAGE_BINDINGS)
+            .map(|binding| {
+                Range::whole(match state_binding(binding, 0) {
+                    Buffer::Control => control.buffer,
+                    Buffer::Work => markers.buffer,
+                    Buffer::HostWords => host.buffer,
+                    _ => unused.buffer,
+                })
+            })
+            .collect();
+        let set = descriptors.set(kernels.set_layout(), &ranges)?;
         Ok(Self {
             gpu,
             _descriptors: descriptors,
             set,
-            pipeline,
-            state,
+            fused,
+            control,
+            markers,
+            _host: host,
+            _unused: unused,
             readback,
         })
     }
@@ -83,30 +119,29 @@ impl<'a> Probe<'a> {
         let submission = Submission::begin(gpu, "probing co-resident workgroups")?;
         let command = submission.command;
         let device = &gpu.device;
-        let (state, readback) = (self.state.buffer, self.readback.buffer);
+        let control = self.control.buffer;
         // SAFETY: the command buffer is recording; every buffer, the set
         // and the pipeline live until the submission is waited for.
         unsafe {
-            device.cmd_fill_buffer(command, state, 0, vk::WHOLE_SIZE, 0);
-            device.cmd_fill_buffer(command, state, FEWEST_SEEN * 4, 4, u32::MAX);
+            device.cmd_fill_buffer(command, control, 0, vk::WHOLE_SIZE, 0);
+            device.cmd_fill_buffer(command, control, at(C_MODE), 4, MODE_PROBE);
+            device.cmd_fill_buffer(command, control, at(C_SPIN_LIMIT), 4, PROBE_SPIN_LIMIT);
+            device.cmd_fill_buffer(command, control, at(C_PROBE_FEWEST), 4, u32::MAX);
+            device.cmd_fill_buffer(command, self.markers.buffer, 0, vk::WHOLE_SIZE, 0);
             barrier(device, command, TRANSFER_WRITE, &[COMPUTE]);
-            device.cmd_bind_pipeline(
-                command,
-                vk::PipelineBindPoint::COMPUTE,
-                self.pipeline.pipeline,
-            );
+            device.cmd_bind_pipeline(command, vk::PipelineBindPoint::COMPUTE, self.fused.pipeline);
             device.cmd_bind_descriptor_sets(
                 command,
                 vk::PipelineBindPoint::COMPUTE,
-                self.pipeline.layout,
+                self.fused.layout,
                 0,
                 &[self.set],
                 &[],
             );
             device.cmd_dispatch(command, n, 1, 1);
             barrier(device, command, COMPUTE, &[TRANSFER]);
-            let region = vk::BufferCopy::default().size(HEADER_WORDS * 4);
-            device.cmd_copy_buffer(command, state, readback, &[region]);
+            let region = vk::BufferCopy::default().size(at(HOST_WORDS));
+            device.cmd_copy_buffer(command, control, self.readback.buffer, &[region]);
             barrier(device, command, TRANSFER_WRITE, &[HOST_READ]);
         }
         submission.finish("probing co-resident workgroups")?;
@@ -126,10 +161,10 @@ impl<'a> Probe<'a> {
         };
         Ok(Trial {
             launched: n,
-            arrived: word(0),
-            complete: word(1),
-            fewest_seen: word(2),
-            saw_write: word(3),
+            arrived: word(C_ARRIVALS),
+            complete: word(C_PROBE_COMPLETE),
+            fewest_seen: word(C_PROBE_FEWEST),
+            saw_write: word(C_PROBE_SAW_WRITE),
         })
     }
 }
@@ -137,7 +172,7 @@ impl<'a> Probe<'a> {
 #[cfg(test)]
 mod tests {
     use super::Probe;
-    use crate::test_device::{open, visible};
+    use crate::testing::{open, visible};
 
     /// lavapipe runs at most one workgroup per worker thread at a time (and
     /// has at most 32 of them), so 64 workgroups never all arrive there.
@@ -152,7 +187,8 @@ mod tests {
             );
             return;
         }
-        let probe = Probe::new(&backend.gpu, 64).unwrap();
+        let mut kernels = crate::kernels::Kernels::new(&backend.gpu.device).unwrap();
+        let probe = Probe::new(&backend.gpu, &mut kernels, 64).unwrap();
         for _ in 0..3 {
             let trial = probe.trial(64).unwrap();
             assert_eq!(trial.arrived, 64, "{trial:?}");

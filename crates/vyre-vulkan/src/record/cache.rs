@@ -38,11 +38,13 @@ impl<S: Eq + Hash + Clone, V> CommandCache<S, V> {
     }
 
     /// The graph recordings are keyed to now.
+    #[cfg(test)]
     pub(crate) fn graph(&self) -> GraphKey {
         self.graph
     }
 
     /// Recordings held.
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.entries.len()
     }

@@ -3,8 +3,7 @@
 //! from), recorded with pipeline barriers between dispatches and a
 //! timestamp after each level, and kept in a cache keyed by the graph and
 //! the chain's shape, so that a chained level costs the device's dispatch
-//! and nothing on the host. The per-topology steps come with the level
-//! kernels (phase 2 of issue 11); this is what they are recorded with.
+//! and nothing on the host.
 
 pub(crate) mod cache;
 pub(crate) mod chain;
@@ -12,5 +11,6 @@ pub(crate) mod shape;
 pub(crate) mod timestamps;
 
 pub(crate) use cache::CommandCache;
-pub(crate) use chain::Recorded;
+pub(crate) use chain::{Recorded, Step, record_chain};
 pub(crate) use shape::ChainShape;
+pub(crate) use timestamps::Timestamps;

@@ -1,48 +1,37 @@
 //! The key a recorded chain is cached under: everything that changes what
-//! gets recorded (pipelines, grids, descriptor sets), and nothing the
-//! kernels read from the device at run time.
+//! gets recorded (pipelines, descriptor sets, copies, levels), and nothing
+//! the kernels read from the device at run time (depth, frontier, band, the
+//! engine's grids: they reach the device through the control block and the
+//! dispatch arguments the host writes before each submission).
 
-use vyre_driver::backend::{FrontierForm, WaveCommand};
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
+use vyre_wgsl_abi::Kernel;
 
 /// The shape of a command's chain.
-#[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
+#[derive(Clone, Debug, Eq, PartialEq, Hash)]
 pub(crate) struct ChainShape {
     pub topology: MegakernelExecutionTopology,
+    /// Levels recorded.
     pub levels: u32,
     pub width: u32,
-    pub first_grid: [u32; 3],
-    pub later_edges_per_lane: u32,
-    pub later_max_workgroups: u32,
-    /// The frontier's form and buffer: they pick the descriptor sets.
-    pub form: FrontierForm,
-    pub buffer: u32,
-}
-
-impl ChainShape {
-    /// The shape of `command`.
-    pub(crate) fn of(command: &WaveCommand) -> Self {
-        let launch = &command.launch;
-        Self {
-            topology: command.topology,
-            levels: command.max_levels,
-            width: launch.workgroup_size_x,
-            first_grid: launch.dispatch_grid,
-            later_edges_per_lane: launch.later.edges_per_lane,
-            later_max_workgroups: launch.later.max_workgroups,
-            form: command.position.form,
-            buffer: command.position.buffer,
-        }
-    }
+    /// The frontier set level 0 reads (it picks the descriptor sets).
+    pub first_set: u32,
+    pub conversion: Option<Kernel>,
+    /// Dispatches of the first level and of each later one.
+    pub first: Vec<Kernel>,
+    pub later: Vec<Kernel>,
 }
 
 #[cfg(test)]
 mod tests {
-    use vyre_driver::backend::{LaunchShape, LevelSizing, SearchPosition};
+    use vyre_driver::backend::{
+        FrontierForm, LaunchShape, LevelSizing, SearchPosition, WaveCommand,
+    };
+    use vyre_wgsl_abi::{CommandPlan, GraphFacts};
 
     use super::*;
 
-    fn command(buffer: u32, band: u64, level: u32) -> WaveCommand {
+    fn command(buffer: u32, band: u64, level: u32, grid: u32) -> WaveCommand {
         WaveCommand {
             topology: MegakernelExecutionTopology::SparseFrontier,
             position: SearchPosition {
@@ -55,7 +44,7 @@ mod tests {
             max_levels: 8,
             launch: LaunchShape {
                 workgroup_size_x: 256,
-                dispatch_grid: [4, 1, 1],
+                dispatch_grid: [grid, 1, 1],
                 slots_per_lane: 1,
                 later: LevelSizing {
                     edges_per_lane: 4,
@@ -66,21 +55,29 @@ mod tests {
         }
     }
 
+    fn shape(command: &WaveCommand) -> ChainShape {
+        let graph = GraphFacts {
+            vertex_count: 1000,
+            edge_count: 4000,
+            max_out_degree: 8,
+            min_out_degree: 1,
+        };
+        crate::wave::chain_shape(command, &CommandPlan::of(command, graph).unwrap())
+    }
+
     #[test]
     fn what_the_device_reads_at_run_time_does_not_split_recordings() {
-        // Depth, frontier size and band reach the kernels through the
-        // control block, so one recording serves them all.
+        // Depth, frontier size, band and the first grid reach the kernels
+        // through the control block and the arguments, so one recording
+        // serves them all.
         assert_eq!(
-            ChainShape::of(&command(0, 100, 3)),
-            ChainShape::of(&command(0, 5000, 9))
+            shape(&command(0, 100, 3, 4)),
+            shape(&command(0, 5000, 9, 8))
         );
         // The frontier buffer picks other descriptor sets: another recording.
-        assert_ne!(
-            ChainShape::of(&command(0, 100, 3)),
-            ChainShape::of(&command(1, 100, 3))
-        );
-        let mut wider = command(0, 100, 3);
-        wider.launch.dispatch_grid = [8, 1, 1];
-        assert_ne!(ChainShape::of(&wider), ChainShape::of(&command(0, 100, 3)));
+        assert_ne!(shape(&command(0, 100, 3, 4)), shape(&command(1, 100, 3, 4)));
+        let mut longer = command(0, 100, 3, 4);
+        longer.max_levels = 16;
+        assert_ne!(shape(&longer), shape(&command(0, 100, 3, 4)));
     }
 }

@@ -1,6 +1,8 @@
-//! Opening a device for the crate's tests: lavapipe or a GPU, with the
-//! Khronos validation layer when installed, where any validation message
-//! fails the test; or a visible `skipped:` line when Vulkan is absent.
+//! Opening a device for tests (this crate's and its integration tests'):
+//! lavapipe or a GPU, with the Khronos validation layer when installed,
+//! where any validation message fails the test; or a visible `skipped:`
+//! line when Vulkan is absent (a failure when `VYRE_REQUIRE_BACKENDS`
+//! names vulkan).
 
 use std::io::Write as _;
 use std::ops::{Deref, DerefMut};
@@ -11,9 +13,10 @@ use crate::{ValidationLog, VulkanBackend, VulkanOpenRequest};
 /// One device test at a time: the machines running them have few cores.
 static DEVICE: Mutex<()> = Mutex::new(());
 
-/// Whether `VYRE_REQUIRE_BACKENDS` names vulkan (CI, once the backend runs
-/// searches): then a missing device or validation layer fails.
-pub(crate) fn required() -> bool {
+/// Whether `VYRE_REQUIRE_BACKENDS` names vulkan (CI): then a missing device
+/// or validation layer fails.
+#[must_use]
+pub fn required() -> bool {
     std::env::var("VYRE_REQUIRE_BACKENDS")
         .unwrap_or_default()
         .split(',')
@@ -21,13 +24,13 @@ pub(crate) fn required() -> bool {
 }
 
 /// A line past the test harness's capture.
-pub(crate) fn visible(line: &str) {
+pub fn visible(line: &str) {
     let _ = writeln!(std::io::stderr(), "{line}");
 }
 
 /// An open backend; dropping it checks the validation log (messages sent
 /// while the device was destroyed included).
-pub(crate) struct TestDevice {
+pub struct TestDevice {
     backend: Option<VulkanBackend>,
     log: ValidationLog,
     _lock: MutexGuard<'static, ()>,
@@ -48,7 +51,11 @@ impl DerefMut for TestDevice {
 
 impl TestDevice {
     /// Fail now if the validation layer reported anything.
-    pub(crate) fn assert_valid(&self) {
+    ///
+    /// # Panics
+    ///
+    /// When it did.
+    pub fn assert_valid(&self) {
         let messages = self.log.take();
         assert!(messages.is_empty(), "validation messages: {messages:#?}");
     }
@@ -64,7 +71,13 @@ impl Drop for TestDevice {
 }
 
 /// Open with `request` (validation on), or skip visibly.
-pub(crate) fn open_with(test: &str, request: &VulkanOpenRequest) -> Option<TestDevice> {
+///
+/// # Panics
+///
+/// When no device opens, or the validation layer is missing, and
+/// `VYRE_REQUIRE_BACKENDS` names vulkan.
+#[must_use]
+pub fn open_with(test: &str, request: &VulkanOpenRequest) -> Option<TestDevice> {
     let lock = DEVICE.lock().unwrap_or_else(PoisonError::into_inner);
     let request = VulkanOpenRequest {
         validation: true,
@@ -95,6 +108,11 @@ pub(crate) fn open_with(test: &str, request: &VulkanOpenRequest) -> Option<TestD
 }
 
 /// Open the default device (software allowed), or skip visibly.
-pub(crate) fn open(test: &str) -> Option<TestDevice> {
+///
+/// # Panics
+///
+/// As [`open_with`].
+#[must_use]
+pub fn open(test: &str) -> Option<TestDevice> {
     open_with(test, &VulkanOpenRequest::default())
 }

@@ -1,25 +1,72 @@
-//! The kernels one level of each topology records. Every one of them runs
-//! on the level's grid: the command's launch grid on its first level, the
-//! grid the engine's rule gives on later ones (applied on the device,
-//! `chain.wgsl`).
+//! The kernels one level of each topology records, and the frontier
+//! conversion a command starts with. Every one of them runs on the level's
+//! grid: the command's launch grid on its first level, the grid the
+//! engine's rule gives on later ones (applied on the device, `chain.wgsl`).
 
-use vyre_driver::backend::{LevelSizing, WORK_PIECE_EDGES};
+use vyre_driver::backend::{
+    BackendError, FrontierForm, LevelSizing, WORK_PIECE_EDGES, WaveCommand, frontier_form_of,
+};
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology as T;
+use vyre_graph::{Csr, Graph};
 
-use crate::control::{HYBRID_LIGHT_DEGREE, HYBRID_MID_ROUNDS, REPEATED_SCAN_LOADS, SCAN_CAP};
+use crate::control::command_words;
 use crate::kernels::Kernel;
+use crate::overrides::{LIGHT_DEGREE, MID_ROUNDS, REPEATED_SCAN_LOADS, SCAN_CAP};
+
+/// What the host knows of a graph that decides which dispatches a level
+/// records.
+#[derive(Clone, Copy, Debug, Default, Eq, PartialEq)]
+pub struct GraphFacts {
+    /// Vertices of the graph.
+    pub vertex_count: u32,
+    /// Stored edges of the graph.
+    pub edge_count: u64,
+    /// Largest out-degree: Hybrid levels need their piece dispatch (and a
+    /// fused launch its first frontier's pieces) only when a vertex is not
+    /// light.
+    pub max_out_degree: u64,
+    /// Least out-degree: with it a later level's frontier is bounded by its
+    /// out-edges.
+    pub min_out_degree: u64,
+}
+
+fn degrees(csr: &Csr) -> impl Iterator<Item = u64> + '_ {
+    csr.offsets().windows(2).map(|w| w[1] - w[0])
+}
+
+impl GraphFacts {
+    /// The facts of `graph`.
+    #[must_use]
+    pub fn of(graph: &Graph) -> Self {
+        let out = graph.out_edges();
+        Self {
+            vertex_count: graph.vertex_count(),
+            edge_count: graph.edge_count(),
+            max_out_degree: degrees(out).max().unwrap_or(0),
+            min_out_degree: degrees(out).min().unwrap_or(0),
+        }
+    }
+
+    /// Whether a vertex has more than [`LIGHT_DEGREE`] out-edges.
+    #[must_use]
+    pub fn has_heavy_vertices(&self) -> bool {
+        self.max_out_degree > u64::from(LIGHT_DEGREE)
+    }
+}
 
 /// What the host knows about a level when it records it.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct LevelFacts {
+pub struct LevelFacts {
+    /// The command's topology.
     pub topology: T,
     /// The level kernel of `topology`.
     pub kernel: Kernel,
     /// Whether this is the command's first level, whose frontier and grid
     /// the host knows.
     pub first: bool,
-    /// Vertices and out-edges of the first level's frontier.
+    /// Vertices of the first level's frontier.
     pub frontier_len: u32,
+    /// Out-edges of the first level's frontier.
     pub frontier_edges: u64,
     /// Workgroups of the first level (its launch grid).
     pub first_groups: u64,
@@ -27,12 +74,8 @@ pub(crate) struct LevelFacts {
     pub width: u32,
     /// How later levels are sized.
     pub later: LevelSizing,
-    /// Largest and least out-degree of the graph.
-    pub max_out_degree: u64,
-    pub min_out_degree: u64,
-    /// Vertices and stored edges of the graph.
-    pub vertex_count: u32,
-    pub edge_count: u64,
+    /// The graph.
+    pub graph: GraphFacts,
     /// Most frontier out-edges a later level runs with (the command's band).
     pub band_max_frontier_edges: u64,
 }
@@ -60,29 +103,30 @@ impl LevelFacts {
             return count > u64::from(SCAN_CAP)
                 || repeated_scan_costs(count, self.frontier_edges, self.first_groups);
         }
-        let edges = self.band_max_frontier_edges.min(self.edge_count);
-        let by_edges = edges.checked_div(self.min_out_degree).unwrap_or(u64::MAX);
-        let count = u32::try_from(by_edges.min(u64::from(self.vertex_count))).unwrap_or(u32::MAX);
+        let graph = &self.graph;
+        let edges = self.band_max_frontier_edges.min(graph.edge_count);
+        let by_edges = edges.checked_div(graph.min_out_degree).unwrap_or(u64::MAX);
+        let count = u32::try_from(by_edges.min(u64::from(graph.vertex_count))).unwrap_or(u32::MAX);
         let groups =
             self.later
-                .workgroups(self.topology, self.width, count, edges, self.vertex_count);
+                .workgroups(self.topology, self.width, count, edges, graph.vertex_count);
         count > SCAN_CAP || repeated_scan_costs(u64::from(count), 0, u64::from(groups))
     }
 
     /// Whether this Hybrid level may produce pieces: never without a vertex
-    /// above [`HYBRID_LIGHT_DEGREE`] out-edges, nor on a later level whose
+    /// above [`LIGHT_DEGREE`] out-edges, nor on a later level whose
     /// band keeps its out-edges within one chunk's mid-degree budget.
     fn hybrid_may_piece(&self) -> bool {
-        let budget = WORK_PIECE_EDGES.min(u64::from(self.width) * u64::from(HYBRID_MID_ROUNDS));
-        self.max_out_degree > u64::from(HYBRID_LIGHT_DEGREE)
-            && (self.first || self.band_max_frontier_edges > budget)
+        let budget = WORK_PIECE_EDGES.min(u64::from(self.width) * u64::from(MID_ROUNDS));
+        self.graph.has_heavy_vertices() && (self.first || self.band_max_frontier_edges > budget)
     }
 }
 
 /// The kernels of one level, in order. Sparse records its chunk scan, and
 /// Hybrid its piece dispatch, only where the level can need it: a recorded
 /// dispatch that does nothing still costs a barrier and the host's encoding.
-pub(crate) fn level_steps(facts: LevelFacts) -> Vec<Kernel> {
+#[must_use]
+pub fn level_steps(facts: LevelFacts) -> Vec<Kernel> {
     match facts.topology {
         T::SparseFrontier if facts.sparse_records_scan() => {
             vec![Kernel::SparseScan, facts.kernel]
@@ -92,6 +136,80 @@ pub(crate) fn level_steps(facts: LevelFacts) -> Vec<Kernel> {
         }
         T::DenseFrontier => vec![Kernel::DenseClearNext, facts.kernel],
         _ => vec![facts.kernel],
+    }
+}
+
+/// Everything a per-wave command records: the frontier conversion into the
+/// buffer the position names, the dispatches of its first level and of
+/// every later one, and the command words they read.
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub struct CommandPlan {
+    /// Conversion before the first level, on its grid.
+    pub conversion: Option<Kernel>,
+    /// Dispatches of the first level.
+    pub first: Vec<Kernel>,
+    /// Dispatches of every later level (none for a one-level command).
+    pub later: Vec<Kernel>,
+    /// The 16 command words.
+    pub words: [u32; crate::control::COMMAND_WORDS],
+}
+
+/// The conversion a command of `topology` needs from a frontier held in
+/// `form`.
+#[must_use]
+pub fn conversion(form: FrontierForm, topology: T) -> Option<Kernel> {
+    match (form, frontier_form_of(topology)) {
+        (FrontierForm::Queue, FrontierForm::Bitmap) => Some(Kernel::QueueToBitmap),
+        (FrontierForm::Bitmap, FrontierForm::Queue) => Some(Kernel::BitmapToQueue),
+        _ => None,
+    }
+}
+
+impl CommandPlan {
+    /// The plan of a checked per-wave `command` on `graph`.
+    ///
+    /// # Errors
+    ///
+    /// A `Device` error for a `FusedWave` command, which a backend runs
+    /// with [`Kernel::Fused`] instead (a checked command reaching here is a
+    /// bug, reported as one).
+    pub fn of(command: &WaveCommand, graph: GraphFacts) -> Result<Self, BackendError> {
+        let kernel = Kernel::for_topology(command.topology).ok_or_else(|| {
+            BackendError::device(format!(
+                "a {:?} command reached the per-wave recording. Fix: this is a bug in the backend; report it.",
+                command.topology
+            ))
+        })?;
+        let position = &command.position;
+        let facts = LevelFacts {
+            topology: command.topology,
+            kernel,
+            first: true,
+            frontier_len: position.frontier_len,
+            frontier_edges: position.frontier_edges,
+            first_groups: command.launch.workgroups(),
+            width: command.launch.workgroup_size_x,
+            later: command.launch.later,
+            graph,
+            band_max_frontier_edges: command.band_max_frontier_edges,
+        };
+        let first = level_steps(facts);
+        let later = if command.max_levels > 1 {
+            level_steps(LevelFacts {
+                first: false,
+                ..facts
+            })
+        } else {
+            Vec::new()
+        };
+        let scans = |steps: &[Kernel]| steps.contains(&Kernel::SparseScan);
+        let words = command_words(command, scans(&first), scans(&later));
+        Ok(Self {
+            conversion: conversion(position.form, command.topology),
+            first,
+            later,
+            words,
+        })
     }
 }
 
@@ -116,10 +234,12 @@ mod tests {
                 edges_per_lane: EDGES_PER_LANE,
                 max_workgroups: 65_535,
             },
-            max_out_degree: degree,
-            min_out_degree: 1,
-            vertex_count: 1 << 20,
-            edge_count: 1 << 24,
+            graph: GraphFacts {
+                max_out_degree: degree,
+                min_out_degree: 1,
+                vertex_count: 1 << 20,
+                edge_count: 1 << 24,
+            },
             band_max_frontier_edges: u64::MAX,
         }
     }
@@ -167,8 +287,11 @@ mod tests {
         assert_eq!(level_steps(banded), one);
         // 512 vertices and 512 edges at most.
         let small = LevelFacts {
-            vertex_count: 512,
-            edge_count: 512,
+            graph: GraphFacts {
+                vertex_count: 512,
+                edge_count: 512,
+                ..later.graph
+            },
             ..later
         };
         assert_eq!(level_steps(small), one);
@@ -176,19 +299,28 @@ mod tests {
         // loads, the limit; twice the edges exceed it.
         let heavy = LevelFacts {
             band_max_frontier_edges: 1 << 17,
-            min_out_degree: 64,
+            graph: GraphFacts {
+                min_out_degree: 64,
+                ..later.graph
+            },
             ..later
         };
         assert_eq!(level_steps(heavy), one);
         let heavier = LevelFacts {
             band_max_frontier_edges: 1 << 18,
-            min_out_degree: 128,
+            graph: GraphFacts {
+                min_out_degree: 128,
+                ..heavy.graph
+            },
             ..heavy
         };
         assert_eq!(level_steps(heavier), both);
         // A graph with isolated vertices bounds nothing by edges.
         let sinks = LevelFacts {
-            min_out_degree: 0,
+            graph: GraphFacts {
+                min_out_degree: 0,
+                ..banded.graph
+            },
             ..banded
         };
         assert_eq!(level_steps(sinks), both);

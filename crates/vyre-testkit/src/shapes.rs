@@ -9,7 +9,9 @@ use vyre_graph::build::{BuildOptions, build_graph};
 /// children of its own.
 #[derive(Clone, Copy, Debug)]
 pub struct Tier {
+    /// Vertices of the tier.
     pub vertices: u32,
+    /// Children of each of them.
     pub children: u32,
 }
 

@@ -1,0 +1,9 @@
+//! Test suites every backend running the WGSL kernels passes: each is a
+//! function over an opened backend, and each backend's tests call them.
+
+pub mod chains;
+pub mod hubs;
+pub mod launch_shapes;
+pub mod segments;
+pub mod star_hub;
+pub mod topologies;

@@ -1,0 +1,72 @@
+//! Where the two dispatch-argument buffers and the two level-word buffers
+//! of a chain live: carved from the end of the layout's work array (its
+//! slack of 1024 words holds them), each at an offset a storage binding may
+//! start at, so that every byte the device holds is the layout's. The
+//! kernels' own bound on the work array (n + n / SCAN_CAP + 1 words for a
+//! chunked Sparse scan, 2 per piece) stays within what is left.
+
+use vyre_wgsl_abi::control::{ARGS_BYTES, LEVEL_WORDS_BYTES};
+
+/// Byte ranges within the work buffer.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+pub(crate) struct Carve {
+    /// Bytes the kernels see as the work array (from offset 0).
+    pub work_bytes: u64,
+    /// Offsets of dispatch arguments 0 and 1 ([`ARGS_BYTES`] each).
+    pub args: [u64; 2],
+    /// Offsets of level words 0 and 1 ([`LEVEL_WORDS_BYTES`] each).
+    pub level_words: [u64; 2],
+}
+
+impl Carve {
+    /// The carve of a work buffer of `bytes` on a device whose storage
+    /// bindings start at multiples of `alignment`.
+    pub(crate) fn of(bytes: u64, alignment: u64) -> Self {
+        let align = alignment.max(16);
+        let below = |end: u64, size: u64| end.saturating_sub(size) / align * align;
+        let level_1 = below(bytes, LEVEL_WORDS_BYTES);
+        let level_0 = below(level_1, LEVEL_WORDS_BYTES);
+        let args_1 = below(level_0, ARGS_BYTES);
+        let args_0 = below(args_1, ARGS_BYTES);
+        Self {
+            work_bytes: args_0,
+            args: [args_0, args_1],
+            level_words: [level_0, level_1],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_are_aligned_disjoint_and_leave_the_kernels_their_work_array() {
+        for alignment in [1, 4, 16, 64, 256] {
+            // The smallest work array a layout has: 1024 words of slack.
+            for bytes in [4096u64, 4100, 1 << 20, (1 << 20) + 12] {
+                let carve = Carve::of(bytes, alignment);
+                let mut pieces = vec![
+                    (carve.args[0], ARGS_BYTES),
+                    (carve.args[1], ARGS_BYTES),
+                    (carve.level_words[0], LEVEL_WORDS_BYTES),
+                    (carve.level_words[1], LEVEL_WORDS_BYTES),
+                ];
+                pieces.sort_unstable();
+                assert_eq!(pieces[0].0, carve.work_bytes);
+                for pair in pieces.windows(2) {
+                    assert!(
+                        pair[0].0 + pair[0].1 <= pair[1].0,
+                        "{alignment} {bytes}: {pieces:?}"
+                    );
+                }
+                let (last, size) = pieces[3];
+                assert!(last + size <= bytes);
+                assert!(pieces.iter().all(|(at, _)| at % alignment.max(16) == 0));
+                // Four pieces of at most one alignment each and their bytes.
+                assert!(carve.work_bytes + 4 * alignment.max(16) + 96 >= bytes);
+                assert!(bytes - carve.work_bytes <= 3072, "the slack holds it");
+            }
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! Running a checked `FusedWave` command: the persistent kernel
+//! (`shaders/wgsl/fused.wgsl`) runs many levels in one launch of at most
+//! the workgroups the probe saw co-resident (the check refuses more, and
+//! devices without a verified barrier). Its waits at grid barriers are
+//! bounded and poll an abort word in staging: when the host's wait passes
+//! the device's limit it sets the word and waits a little longer, so a
+//! stuck launch becomes a typed error, never a hung process.
+
+use std::time::Duration;
+
+use vyre_driver::backend::{BackendError, CheckedCommand, WaveReport};
+use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
+use vyre_wgsl_abi::control::{
+    C_ABORTED, C_FAILED, C_HEAVY, C_MAX_LEVELS, C_MODE, C_SPIN_LIMIT, FUSED_SPIN_LIMIT,
+    FUSED_STATUS, MODE_LEVELS, command_words,
+};
+use vyre_wgsl_abi::{FUSED_WIDTH, Kernel, conversion, readback_bytes};
+
+use crate::gpu::Gpu;
+use crate::host_words::{abort, read, status_at, write_command};
+use crate::record::{ChainShape, Step};
+use crate::submit::{Waited, gave_up, submit_with_fence, wait_for};
+use crate::timing::Phases;
+use crate::wave::{
+    Frame, Outcome, WaveContext, control_words, levels_read, record_command, recording,
+};
+
+/// How long an aborted launch may take to notice the abort word and end:
+/// its waits poll it every 256 polls, so far less than this.
+pub(crate) const ABORT_GRACE: Duration = Duration::from_secs(10);
+
+/// Run `command`.
+pub(crate) fn run(cx: WaveContext<'_>, command: &CheckedCommand) -> Result<Outcome, BackendError> {
+    let mut phases = Phases::begin();
+    let WaveContext {
+        gpu,
+        kernels,
+        records,
+        recordings,
+        resident,
+    } = cx;
+    let position = &command.position;
+    let shape = ChainShape {
+        topology: MegakernelExecutionTopology::FusedWave,
+        levels: command.max_levels,
+        width: command.launch.workgroup_size_x,
+        first_set: position.buffer_of_level(0, true),
+        conversion: conversion(position.form, command.topology),
+        first: vec![Kernel::Fused],
+        later: Vec::new(),
+    };
+    let mut control = control_words(resident, &command_words(command, false, false));
+    control[C_MAX_LEVELS] = command.max_levels;
+    control[C_MODE] = MODE_LEVELS;
+    control[C_HEAVY] = u32::from(resident.facts.has_heavy_vertices());
+    control[C_SPIN_LIMIT] = FUSED_SPIN_LIMIT;
+    write_command(
+        &mut resident.staging,
+        &control,
+        command.launch.dispatch_grid,
+    )?;
+    let (recorded, fresh) = {
+        let resident = &*resident;
+        let (recorded, fresh) = recording(records, recordings, &shape, || {
+            let d = shape.first_set as usize;
+            let args = (resident.work.buffer, resident.carve.args[d]);
+            let set = resident.sets[d];
+            // The conversion runs on the launch's grid and width too.
+            let steps = shape
+                .conversion
+                .into_iter()
+                .chain([Kernel::Fused])
+                .map(|kernel| {
+                    let width = if kernel == Kernel::Fused {
+                        FUSED_WIDTH
+                    } else {
+                        shape.width
+                    };
+                    Ok(Step {
+                        pipeline: kernels.pipeline(kernel, width)?,
+                        set,
+                        args,
+                    })
+                })
+                .collect::<Result<Vec<_>, BackendError>>()?;
+            let frame = Frame {
+                first_set: shape.first_set,
+                history_levels: shape.levels,
+                clear_bitmap: false,
+                status: true,
+            };
+            record_command(gpu, resident, &[steps], &frame)
+        })?;
+        (recorded.command, fresh)
+    };
+    phases.submitting();
+    submit_with_fence(gpu, recorded, "submitting a fused launch")?;
+    phases.submitted();
+    let waited = wait_or_abort(gpu, &mut resident.staging)?;
+    phases.done();
+    let status = read(
+        &resident.staging,
+        status_at(shape.levels),
+        FUSED_STATUS.len(),
+    )?;
+    let word = |w: usize| status[w - FUSED_STATUS.start];
+    if waited == Waited::TimedOut {
+        let noticed = if word(C_ABORTED) != 0 {
+            "its workgroups saw the abort word and stopped waiting"
+        } else {
+            "it ended before any workgroup saw the abort word"
+        };
+        return Err(BackendError::device(format!(
+            "a fused launch did not finish within {} ms and was aborted ({noticed}); the search's state on the device is void. Fix: start the search again; if it repeats, raise the wait limit (VulkanOpenRequest::device_wait_limit) for very large levels, or force a per-wave topology.",
+            gpu.command_limit.as_millis()
+        )));
+    }
+    if word(C_FAILED) != 0 {
+        return Err(BackendError::device(format!(
+            "a fused launch of {} workgroups stopped: a workgroup gave up waiting for the others at a grid barrier (they were not all resident, or a wait ran past its bound); the search's state on the device is void. Fix: force a per-wave topology, and report the device with its barrier verdict (capabilities().barrier_reason).",
+            command.launch.workgroups()
+        )));
+    }
+    let run = levels_read(resident, command, shape.levels)?;
+    let device_ns = match &resident.timestamps {
+        Some(t) => Some(t.level_ns(1)?.iter().sum()),
+        None => None,
+    };
+    Ok(Outcome {
+        report: WaveReport {
+            levels: run.levels,
+            wall_ns: phases.wall_ns(),
+            device_ns,
+            readback_bytes: readback_bytes(shape.levels) + crate::host_words::STATUS_BYTES,
+        },
+        timing: phases.timing(fresh, shape.levels),
+        grids: run.grids,
+    })
+}
+
+/// Wait for the launch at most the command limit; past it, set the abort
+/// word and wait [`ABORT_GRACE`] for the launch to end (`TimedOut`: it was
+/// aborted, and ended).
+fn wait_or_abort(
+    gpu: &Gpu,
+    staging: &mut crate::memory::DeviceBuffer,
+) -> Result<Waited, BackendError> {
+    let doing = "running a fused launch";
+    if wait_for(&gpu.device, gpu.fence, gpu.command_limit, doing)? == Waited::Done {
+        return Ok(Waited::Done);
+    }
+    abort(staging)?;
+    match wait_for(&gpu.device, gpu.fence, ABORT_GRACE, doing)? {
+        Waited::Done => Ok(Waited::TimedOut),
+        Waited::TimedOut => Err(gave_up(
+            gpu,
+            "a fused launch, even after it was aborted",
+            gpu.command_limit + ABORT_GRACE,
+        )),
+    }
+}

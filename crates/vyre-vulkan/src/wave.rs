@@ -1,0 +1,272 @@
+//! Running one checked per-wave command: its chain (the frontier
+//! conversion, then up to `max_levels` levels, each later level sized on
+//! the device by the engine's rule) is recorded once per graph and chain
+//! shape and submitted again; the command's words reach the device through
+//! staging, and its level records and timestamps come back in one readback.
+
+use ash::vk;
+use vyre_driver::backend::{BackendError, CheckedCommand, WaveCommand, WaveReport};
+use vyre_wgsl_abi::control::{
+    ARGS_BYTES, C_VERTEX_COUNT, COMMAND_WORDS, GRAPH_WORDS, HOST_WORDS, LEVEL_WORDS_BYTES,
+    RECORD_BASE_WORDS, RECORD_WORDS, args_offset,
+};
+use vyre_wgsl_abi::{CommandPlan, Kernel, LevelsRun, levels_run, readback_bytes};
+
+use crate::barrier::{
+    COMPUTE, EARLIER_WRITES, HOST_READ, INDIRECT, TRANSFER, TRANSFER_WRITE, barrier,
+};
+use crate::gpu::Gpu;
+use crate::host_words::{
+    CONTROL_BYTES, GRID_AT, GRID_BYTES, STATUS_BYTES, status_at, write_command,
+};
+use crate::kernels::Kernels;
+use crate::record::{ChainShape, CommandCache, Recorded, Step, record_chain};
+use crate::resident::Resident;
+use crate::submit::{submit_with_fence, wait_fence};
+use crate::timing::{HostTiming, Phases};
+
+/// Everything a command needs from the backend.
+pub(crate) struct WaveContext<'a> {
+    pub gpu: &'a Gpu,
+    pub kernels: &'a mut Kernels,
+    pub records: &'a mut CommandCache<ChainShape, Recorded>,
+    /// Chains recorded since open.
+    pub recordings: &'a mut u64,
+    pub resident: &'a mut Resident,
+}
+
+/// What one command measured.
+pub(crate) struct Outcome {
+    pub report: WaveReport,
+    pub timing: HostTiming,
+    /// Workgroups each level that ran was dispatched with.
+    pub grids: Vec<u32>,
+}
+
+/// The shape of a per-wave `command` whose kernels `plan` gives.
+pub(crate) fn chain_shape(command: &WaveCommand, plan: &CommandPlan) -> ChainShape {
+    ChainShape {
+        topology: command.topology,
+        levels: command.max_levels,
+        width: command.launch.workgroup_size_x,
+        first_set: command.position.buffer_of_level(0, true),
+        conversion: plan.conversion,
+        first: plan.first.clone(),
+        later: plan.later.clone(),
+    }
+}
+
+/// The control words of `command`: its command words, the graph's, and the
+/// fused words zeroed (or as `fused` sets them).
+pub(crate) fn control_words(
+    resident: &Resident,
+    words: &[u32; COMMAND_WORDS],
+) -> [u32; HOST_WORDS] {
+    let mut control = [0u32; HOST_WORDS];
+    control[..COMMAND_WORDS].copy_from_slice(words);
+    control[C_VERTEX_COUNT..C_VERTEX_COUNT + GRAPH_WORDS].copy_from_slice(&resident.graph_words);
+    control
+}
+
+/// What one recording holds besides its levels.
+pub(crate) struct Frame {
+    /// The frontier set level 0 reads.
+    pub first_set: u32,
+    /// Level records cleared before and read back after.
+    pub history_levels: u32,
+    /// Whether the bitmap level 0 reads is cleared first (a queue-to-bitmap
+    /// conversion fills it).
+    pub clear_bitmap: bool,
+    /// Whether a fused launch's status words are read back too.
+    pub status: bool,
+}
+
+/// Record a command: the prologue that takes the host's words from staging
+/// and clears the records, `levels` with barriers and timestamps, and the
+/// epilogue that copies the records back to staging.
+pub(crate) fn record_command(
+    gpu: &Gpu,
+    resident: &Resident,
+    levels: &[Vec<Step>],
+    frame: &Frame,
+) -> Result<Recorded, BackendError> {
+    let device = &gpu.device;
+    let d = frame.first_set as usize;
+    let work = resident.work.buffer;
+    let carve = &resident.carve;
+    let readback = readback_bytes(frame.history_levels);
+    let records = 4 * u64::from(RECORD_BASE_WORDS);
+    record_chain(
+        gpu,
+        levels,
+        resident.timestamps.as_ref(),
+        // SAFETY: live buffers with TRANSFER usage; every region lies within
+        // its buffer (check_layout sized staging for the host's words, the
+        // carve lies within the work buffer, the history holds the records).
+        |command| unsafe {
+            barrier(device, command, EARLIER_WRITES, &[TRANSFER]);
+            let staging = resident.staging.buffer;
+            let control = [vk::BufferCopy::default().size(CONTROL_BYTES)];
+            device.cmd_copy_buffer(command, staging, resident.control.buffer, &control);
+            let grid = [vk::BufferCopy::default()
+                .src_offset(GRID_AT)
+                .dst_offset(carve.args[d])
+                .size(GRID_BYTES)];
+            device.cmd_copy_buffer(command, staging, work, &grid);
+            // Every other entry starts at one workgroup (chain.wgsl).
+            device.cmd_fill_buffer(command, work, carve.args[d] + 16, ARGS_BYTES - 16, 1);
+            device.cmd_fill_buffer(command, work, carve.args[1 - d], ARGS_BYTES, 1);
+            device.cmd_fill_buffer(command, work, carve.level_words[d], LEVEL_WORDS_BYTES, 0);
+            device.cmd_fill_buffer(
+                command,
+                resident.history.buffer,
+                records,
+                readback - records,
+                0,
+            );
+            if frame.clear_bitmap {
+                device.cmd_fill_buffer(command, resident.bitmaps[d].buffer, 0, vk::WHOLE_SIZE, 0);
+            }
+            barrier(device, command, TRANSFER_WRITE, &[COMPUTE, INDIRECT]);
+        },
+        // SAFETY: as above.
+        |command| unsafe {
+            barrier(device, command, COMPUTE, &[TRANSFER]);
+            let history = [vk::BufferCopy::default().size(readback)];
+            let staging = resident.staging.buffer;
+            device.cmd_copy_buffer(command, resident.history.buffer, staging, &history);
+            if frame.status {
+                let status = [vk::BufferCopy::default()
+                    .src_offset(4 * vyre_wgsl_abi::control::FUSED_STATUS.start as u64)
+                    .dst_offset(status_at(frame.history_levels))
+                    .size(STATUS_BYTES)];
+                device.cmd_copy_buffer(command, resident.control.buffer, staging, &status);
+            }
+            barrier(device, command, TRANSFER_WRITE, &[HOST_READ]);
+        },
+    )
+}
+
+/// The chain of `shape` for the current graph, recorded on a miss.
+pub(crate) fn recording<'r>(
+    records: &'r mut CommandCache<ChainShape, Recorded>,
+    recordings: &mut u64,
+    shape: &ChainShape,
+    record: impl FnOnce() -> Result<Recorded, BackendError>,
+) -> Result<(&'r Recorded, bool), BackendError> {
+    let mut recorded = false;
+    let entry = records.get_or_record(shape, |_| {
+        recorded = true;
+        *recordings += 1;
+        record()
+    })?;
+    Ok((entry, recorded))
+}
+
+/// The levels `command` ran, from the `levels_recorded` records the
+/// epilogue copied to staging.
+pub(crate) fn levels_read(
+    resident: &Resident,
+    command: &CheckedCommand,
+    levels_recorded: u32,
+) -> Result<LevelsRun, BackendError> {
+    let words = (RECORD_WORDS * levels_recorded) as usize;
+    let records = crate::host_words::read(&resident.staging, readback_bytes(0), words)?;
+    levels_run(command, &records)
+}
+
+/// Run `command`.
+pub(crate) fn run(cx: WaveContext<'_>, command: &CheckedCommand) -> Result<Outcome, BackendError> {
+    let mut phases = Phases::begin();
+    let gpu = cx.gpu;
+    let plan = CommandPlan::of(command, cx.resident.facts)?;
+    let shape = chain_shape(command, &plan);
+    let control = control_words(cx.resident, &plan.words);
+    write_command(
+        &mut cx.resident.staging,
+        &control,
+        command.launch.dispatch_grid,
+    )?;
+    let resident = &*cx.resident;
+    let kernels = cx.kernels;
+    let (recorded, fresh) = recording(cx.records, cx.recordings, &shape, || {
+        let levels = chain_levels(kernels, resident, &shape)?;
+        let frame = Frame {
+            first_set: shape.first_set,
+            history_levels: shape.levels,
+            clear_bitmap: shape.conversion == Some(Kernel::QueueToBitmap),
+            status: false,
+        };
+        record_command(gpu, resident, &levels, &frame)
+    })?;
+    phases.submitting();
+    submit_with_fence(gpu, recorded.command, "submitting a chain of levels")?;
+    phases.submitted();
+    wait_fence(
+        gpu,
+        gpu.fence,
+        gpu.command_limit,
+        "running a chain of levels",
+    )?;
+    phases.done();
+    let run = levels_read(resident, command, shape.levels)?;
+    let mut levels = run.levels;
+    let level_ns = match &resident.timestamps {
+        Some(t) => Some(t.level_ns(levels.len() as u32)?),
+        None => None,
+    };
+    if let Some(ns) = &level_ns {
+        for (level, &ns) in levels.iter_mut().zip(ns) {
+            level.device_ns = Some(ns);
+        }
+    }
+    Ok(Outcome {
+        report: WaveReport {
+            levels,
+            wall_ns: phases.wall_ns(),
+            device_ns: level_ns.map(|ns| ns.iter().sum()),
+            readback_bytes: readback_bytes(shape.levels),
+        },
+        timing: phases.timing(fresh, shape.levels),
+        grids: run.grids,
+    })
+}
+
+/// The dispatches of every level of `shape`: level `k` reads frontier set
+/// `first_set ^ (k & 1)` and is dispatched from that set's arguments
+/// (level 0 from the grid the host wrote there).
+fn chain_levels(
+    kernels: &mut Kernels,
+    resident: &Resident,
+    shape: &ChainShape,
+) -> Result<Vec<Vec<Step>>, BackendError> {
+    let mut levels = Vec::with_capacity(shape.levels as usize);
+    for k in 0..shape.levels {
+        let set = (shape.first_set ^ (k & 1)) as usize;
+        let args = (
+            resident.work.buffer,
+            resident.carve.args[set] + args_offset(k),
+        );
+        let kernels_of_level: Vec<Kernel> = if k == 0 {
+            shape
+                .conversion
+                .into_iter()
+                .chain(shape.first.iter().copied())
+                .collect()
+        } else {
+            shape.later.clone()
+        };
+        let steps = kernels_of_level
+            .into_iter()
+            .map(|kernel| {
+                Ok(Step {
+                    pipeline: kernels.pipeline(kernel, shape.width)?,
+                    set: resident.sets[set],
+                    args,
+                })
+            })
+            .collect::<Result<Vec<_>, BackendError>>()?;
+        levels.push(steps);
+    }
+    Ok(levels)
+}
