@@ -14,17 +14,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cudarc::driver::{CudaContext, CudaStream, DriverError, sys};
-use vyre_driver::backend::{BackendError, BackendErrorKind};
+use vyre_driver::backend::{BackendError, BackendErrorKind, poll_until};
 
 use crate::error::driver_error;
 use crate::pinned::MappedWords;
-
-/// How long a waiting host spins on the stream before it yields, and yields
-/// before it sleeps: most commands end within the first, and long ones lose
-/// at most one sleep.
-const SPIN: Duration = Duration::from_millis(10);
-const YIELD: Duration = Duration::from_millis(100);
-const SLEEP: Duration = Duration::from_micros(100);
 
 /// Longest grace the kernels get to leave after the abort word is set.
 const MOST_GRACE: Duration = Duration::from_secs(5);
@@ -43,24 +36,7 @@ pub(crate) fn stream_idle(stream: &CudaStream) -> Result<bool, BackendError> {
 /// Poll `stream` until it is idle (`Ok(true)`) or `until` passes
 /// (`Ok(false)`).
 pub(crate) fn wait_idle(stream: &CudaStream, until: Instant) -> Result<bool, BackendError> {
-    let start = Instant::now();
-    loop {
-        if stream_idle(stream)? {
-            return Ok(true);
-        }
-        let now = Instant::now();
-        if now >= until {
-            return Ok(false);
-        }
-        let waited = now - start;
-        if waited < SPIN {
-            std::hint::spin_loop();
-        } else if waited < YIELD {
-            std::thread::yield_now();
-        } else {
-            std::thread::sleep(SLEEP.min(until - now));
-        }
-    }
+    poll_until(until, || stream_idle(stream))
 }
 
 /// When a wait that started at `start` with `limit` sets the abort word,

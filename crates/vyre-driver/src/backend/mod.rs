@@ -13,6 +13,7 @@ mod check;
 mod contract;
 mod error;
 mod layout;
+mod poll;
 mod position;
 mod wave;
 
@@ -23,6 +24,7 @@ pub use error::{BackendError, BackendErrorKind};
 pub use layout::{
     CONTROL_BYTES, DeviceLayout, EdgeSegments, LEVEL_RECORD_BYTES, LayoutBytes, WORK_PIECE_EDGES,
 };
+pub use poll::{POLL_SLEEP, POLL_SPIN, POLL_YIELD, poll_until};
 pub use position::{SearchPosition, SearchSources, SourceError};
 pub use wave::{
     EDGES_PER_LANE, FrontierForm, LaunchShape, LevelRecord, LevelSizing, MAX_GRID_SLOTS,
