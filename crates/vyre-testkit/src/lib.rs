@@ -254,9 +254,8 @@ pub fn search_with<B: Backend + LevelGrids>(
                 grid,
                 engine_grid,
             });
-            engine_grid = launch.later.workgroups(
+            engine_grid = launch.next_level_workgroups(
                 topology,
-                launch.workgroup_size_x,
                 record.frontier_out,
                 record.frontier_out_edges,
                 n,

@@ -146,6 +146,29 @@ pub struct LaunchShape {
 }
 
 impl LaunchShape {
+    /// Workgroups of the level after one that found `vertices` vertices
+    /// with `edges` out-edges: a fused launch keeps its whole grid, a chain
+    /// sizes the level by [`LaunchShape::later`].
+    #[must_use]
+    pub fn next_level_workgroups(
+        &self,
+        topology: MegakernelExecutionTopology,
+        vertices: u32,
+        edges: u64,
+        graph_vertices: u32,
+    ) -> u32 {
+        if topology == MegakernelExecutionTopology::FusedWave {
+            return u32::try_from(self.workgroups()).unwrap_or(u32::MAX);
+        }
+        self.later.workgroups(
+            topology,
+            self.workgroup_size_x,
+            vertices,
+            edges,
+            graph_vertices,
+        )
+    }
+
     /// Total workgroups of the first level.
     #[must_use]
     pub fn workgroups(&self) -> u64 {
@@ -213,6 +236,27 @@ pub struct WaveReport {
 mod tests {
     use super::*;
     use MegakernelExecutionTopology as T;
+
+    #[test]
+    fn a_fused_launch_keeps_its_grid_and_a_chain_resizes_each_level() {
+        let launch = LaunchShape {
+            workgroup_size_x: 256,
+            dispatch_grid: [1056, 1, 1],
+            slots_per_lane: 1,
+            later: LevelSizing {
+                edges_per_lane: 0,
+                max_workgroups: 1056,
+            },
+        };
+        assert_eq!(
+            launch.next_level_workgroups(T::FusedWave, 1, 2, 1 << 20),
+            1056
+        );
+        assert_eq!(
+            launch.next_level_workgroups(T::WarpSparseFrontier, 1, 2, 1 << 20),
+            1
+        );
+    }
 
     #[test]
     fn later_levels_get_lanes_for_their_slots_and_their_edges_within_the_cap() {
