@@ -1,5 +1,5 @@
-//! Launch overhead: an empty dispatch submitted and waited for, the median
-//! of many rounds.
+//! Launch overhead: a recorded empty dispatch submitted and waited for, the
+//! median of many rounds.
 
 use std::time::Instant;
 
@@ -24,24 +24,27 @@ pub(crate) fn median(mut samples: Vec<f64>) -> f64 {
     samples[samples.len() / 2]
 }
 
-/// Median ns of recording, submitting and waiting for one empty dispatch.
+/// Median ns of submitting one recorded empty dispatch and waiting for it:
+/// what a wave pays beyond its device time, since waves replay recorded
+/// command buffers with the device's fence.
 pub(crate) fn launch_overhead_ns(gpu: &Gpu, kernels: &mut Kernels) -> Result<f64, BackendError> {
+    const DOING: &str = "calibrating launch overhead";
     let noop = kernels.pipeline(Kernel::Noop, 1)?;
+    let mut submission = Submission::begin_reusable(gpu, DOING)?;
+    // SAFETY: the command buffer is recording; the pipeline has no bindings.
+    unsafe {
+        gpu.device.cmd_bind_pipeline(
+            submission.command,
+            vk::PipelineBindPoint::COMPUTE,
+            noop.pipeline,
+        );
+        gpu.device.cmd_dispatch(submission.command, 1, 1, 1);
+    }
+    submission.end(DOING)?;
     let mut samples = Vec::with_capacity(CALIBRATION_ROUNDS);
     for round in 0..=CALIBRATION_ROUNDS {
         let start = Instant::now();
-        let submission = Submission::begin(gpu, "calibrating launch overhead")?;
-        // SAFETY: the command buffer is recording; the pipeline has no
-        // bindings.
-        unsafe {
-            gpu.device.cmd_bind_pipeline(
-                submission.command,
-                vk::PipelineBindPoint::COMPUTE,
-                noop.pipeline,
-            );
-            gpu.device.cmd_dispatch(submission.command, 1, 1, 1);
-        }
-        submission.finish("calibrating launch overhead")?;
+        submission.run(DOING)?;
         if round > 0 {
             samples.push(start.elapsed().as_nanos() as f64);
         }

@@ -105,8 +105,23 @@ pub(crate) struct Submission<'a> {
 }
 
 impl<'a> Submission<'a> {
-    /// A command buffer in the recording state.
+    /// A command buffer in the recording state, submitted once by
+    /// [`Submission::finish`].
     pub(crate) fn begin(gpu: &'a Gpu, doing: &str) -> Result<Self, BackendError> {
+        Self::begin_with(gpu, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT, doing)
+    }
+
+    /// A command buffer in the recording state that [`Submission::run`] may
+    /// submit again and again after [`Submission::end`].
+    pub(crate) fn begin_reusable(gpu: &'a Gpu, doing: &str) -> Result<Self, BackendError> {
+        Self::begin_with(gpu, vk::CommandBufferUsageFlags::empty(), doing)
+    }
+
+    fn begin_with(
+        gpu: &'a Gpu,
+        flags: vk::CommandBufferUsageFlags,
+        doing: &str,
+    ) -> Result<Self, BackendError> {
         let device = &gpu.device;
         let command = allocate_command(gpu, doing)?;
         // SAFETY: a plain create on the live device.
@@ -124,28 +139,45 @@ impl<'a> Submission<'a> {
             fence,
             in_flight: false,
         };
-        let begin = vk::CommandBufferBeginInfo::default()
-            .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+        let begin = vk::CommandBufferBeginInfo::default().flags(flags);
         // SAFETY: a freshly allocated command buffer.
         unsafe { device.begin_command_buffer(command, &begin) }.map_err(|e| vk_error(e, doing))?;
         Ok(submission)
     }
 
-    /// End recording, submit, and wait at most `DEVICE_WAIT_LIMIT`.
-    pub(crate) fn finish(mut self, doing: &str) -> Result<(), BackendError> {
-        let device = &self.gpu.device;
+    /// End recording.
+    pub(crate) fn end(&self, doing: &str) -> Result<(), BackendError> {
         // SAFETY: the command buffer is in the recording state.
-        unsafe { device.end_command_buffer(self.command) }.map_err(|e| vk_error(e, doing))?;
+        unsafe { self.gpu.device.end_command_buffer(self.command) }.map_err(|e| vk_error(e, doing))
+    }
+
+    /// Submit the recorded commands and wait at most `DEVICE_WAIT_LIMIT`.
+    pub(crate) fn run(&mut self, doing: &str) -> Result<(), BackendError> {
+        let device = &self.gpu.device;
         let commands = [self.command];
         let submit = vk::SubmitInfo::default().command_buffers(&commands);
-        // SAFETY: the queue and fence belong to this device; the command
-        // buffer is executable and stays alive until the fence signals.
-        unsafe { device.queue_submit(self.gpu.queue, &[submit], self.fence) }
-            .map_err(|e| vk_error(e, doing))?;
+        // SAFETY: the queue and fence belong to this device; the fence is
+        // not in use (every submission with it was waited for); the command
+        // buffer is executable, not in flight, and stays alive until the
+        // fence signals.
+        unsafe {
+            device
+                .reset_fences(&[self.fence])
+                .map_err(|e| vk_error(e, doing))?;
+            device
+                .queue_submit(self.gpu.queue, &[submit], self.fence)
+                .map_err(|e| vk_error(e, doing))?;
+        }
         self.in_flight = true;
         wait_fence(self.gpu, self.fence, DEVICE_WAIT_LIMIT, doing)?;
         self.in_flight = false;
         Ok(())
+    }
+
+    /// End recording, submit, and wait at most `DEVICE_WAIT_LIMIT`.
+    pub(crate) fn finish(mut self, doing: &str) -> Result<(), BackendError> {
+        self.end(doing)?;
+        self.run(doing)
     }
 }
 
