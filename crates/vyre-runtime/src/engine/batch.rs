@@ -100,7 +100,12 @@ impl Engine {
         if chunks.is_empty() {
             return Err(EngineError::NoSources);
         }
-        let plan = WavePlan::new(self.backend.as_ref(), loaded, request.topology, request.chaining)?;
+        let plan = WavePlan::new(
+            self.backend.as_ref(),
+            loaded,
+            request.topology,
+            request.chaining,
+        )?;
         let mut depths = if request.keep_depths {
             Some(try_filled(n.saturating_mul(total))?)
         } else {
@@ -117,7 +122,10 @@ impl Engine {
                 keep_depths: request.keep_depths,
                 max_levels_per_command: loaded.layout.max_levels_per_command,
             };
-            let required = loaded.layout.total_bytes().saturating_add(layout.total_bytes());
+            let required = loaded
+                .layout
+                .total_bytes()
+                .saturating_add(layout.total_bytes());
             if required > loaded.budget_bytes {
                 return Err(EngineError::BatchMemory {
                     required_bytes: required,
@@ -127,6 +135,12 @@ impl Engine {
                 });
             }
             self.backend.begin_batch(sources, &layout)?;
+            let held = self.backend.allocated_bytes();
+            if held > required {
+                return Err(EngineError::ContractViolation(format!(
+                    "the backend holds {held} bytes during a batch pass but the plan allows {required}"
+                )));
+            }
             let mut counts: Vec<LaneCounts> = Vec::new();
             let (levels, time) = plan.run(
                 self.backend.as_mut(),

@@ -86,7 +86,11 @@ impl fmt::Display for EngineError {
             } => write!(
                 f,
                 "a batch pass of {lanes} searches needs {required_bytes} bytes of device memory with the graph{}, but the budget is {budget_bytes}. Fix: {}raise the memory budget, or use a device with more memory.",
-                if *keep_depths { ", keeping every depth" } else { "" },
+                if *keep_depths {
+                    ", keeping every depth"
+                } else {
+                    ""
+                },
                 if *keep_depths {
                     "keep counts only (no per-vertex depths), "
                 } else {

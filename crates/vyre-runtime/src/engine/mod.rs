@@ -152,7 +152,12 @@ impl Engine {
     pub fn bfs(&mut self, request: &SearchRequest<'_>) -> Result<SearchResult, EngineError> {
         let loaded = self.loaded.as_ref().ok_or(EngineError::NoGraph)?;
         let sources = SearchSources::new(request.sources, &loaded.graph)?;
-        let plan = WavePlan::new(self.backend.as_ref(), loaded, request.topology, request.chaining)?;
+        let plan = WavePlan::new(
+            self.backend.as_ref(),
+            loaded,
+            request.topology,
+            request.chaining,
+        )?;
         self.backend.begin_search(&sources)?;
         let (levels, search_time) = plan.run(
             self.backend.as_mut(),
