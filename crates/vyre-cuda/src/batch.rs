@@ -143,15 +143,17 @@ impl DeviceBatch {
         args.lanes = self.layout.lanes;
     }
 
-    /// Before `command`'s levels: its lane counters zeroed, and the word
+    /// Before `command`'s levels: the counters of its levels zeroed, and the word
     /// array its first push level writes cleared if a pull left it stale.
     pub(crate) fn before(
         &mut self,
         stream: &Arc<CudaStream>,
         command: &CheckedCommand,
     ) -> Result<(), BackendError> {
+        let counters =
+            (command.max_levels.max(1) as usize * BATCH_LANES as usize).min(self.lane_counts.len());
         stream
-            .memset_zeros(&mut self.lane_counts)
+            .memset_zeros(&mut self.lane_counts.slice_mut(0..counters))
             .map_err(during("lane count clear"))?;
         let target = command.position.buffer_of_level(0, false) as usize & 1;
         if frontier_form_of(command.topology) == FrontierForm::Queue && self.stale[target] {
