@@ -240,20 +240,22 @@ extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_batch_init(con
     }
 }
 
-// Lane j starts at queue_out[j] (`aux` lanes, one block): its bit in seen
-// and words_in, depth 0; the distinct sources, in lane order of their first
-// lane, become queue_in, the current frontier (with its out-edges). Runs
-// after vyre_batch_init and after the control block was zeroed.
+// Lane j starts at vertex lane_counts[j] (`aux` lanes, one block; the
+// host puts the sources there, as a queue may be shorter than 64): its bit
+// in seen and words_in, depth 0; the distinct sources become queue_in, the
+// current frontier (with its out-edges). Runs after vyre_batch_init and
+// after the control block was zeroed; the first command zeroes the
+// counters again.
 extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_batch_seed(const VyreArgs a) {
     if (blockIdx.x != 0) return;
     const u32 j = threadIdx.x;
     if (j < a.aux) {
-        const u32 v = a.queue_out[j];
+        const u32 v = a.lane_counts[j];
         atomicOr(&a.seen[v], 1ull << j);
         atomicOr(&a.words_in[v], 1ull << j);
         if (a.lane_depths) a.lane_depths[(u64)v * a.lanes + j] = 0;
         bool first = true;
-        for (u32 i = 0; i < j; ++i) first = first && a.queue_out[i] != v;
+        for (u32 i = 0; i < j; ++i) first = first && a.lane_counts[i] != v;
         if (first) {
             a.queue_in[atomicAdd(&a.control->cur_len, 1u)] = v;
             atomicAdd(&a.control->cur_edges, out_degree(a, v));

@@ -255,14 +255,12 @@ impl Backend for CudaBackend {
         self.search_begun = false;
         let device = &held.device;
         let stream = &device.stream;
-        let pass = DeviceBatch::prepare(stream, graph, held.batch.take(), sources, layout)?;
+        let mut pass = DeviceBatch::prepare(stream, graph, held.batch.take(), sources, layout)?;
         let ids = sources.ids();
         stream
             .memset_zeros(&mut graph.control)
             .map_err(during("control block clear"))?;
-        stream
-            .memcpy_htod(ids, &mut graph.queues[1].slice_mut(0..ids.len()))
-            .map_err(during("source upload"))?;
+        pass.upload_sources(stream, ids)?;
         let mut args = graph.base_args(stream, device.watchdog.abort_ptr());
         pass.fill_args(stream, &mut args, 0, 1);
         args.aux = sources.lanes();

@@ -143,6 +143,19 @@ impl DeviceBatch {
         args.lanes = self.layout.lanes;
     }
 
+    /// Put the lanes' sources (at most [`BATCH_LANES`]) where
+    /// `vyre_batch_seed` reads them: the lane counters, which always hold
+    /// at least one level's.
+    pub(crate) fn upload_sources(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        ids: &[u32],
+    ) -> Result<(), BackendError> {
+        stream
+            .memcpy_htod(ids, &mut self.lane_counts.slice_mut(0..ids.len()))
+            .map_err(during("source upload"))
+    }
+
     /// Before `command`'s levels: the counters of its levels zeroed, and the word
     /// array its first push level writes cleared if a pull left it stale.
     pub(crate) fn before(
