@@ -46,17 +46,7 @@ extern "C" __global__ void __launch_bounds__(VYRE_FUSED_MAX_BLOCK, 5) vyre_batch
         }
         if (!grid_barrier(a)) return;  // aborted: the host reads nothing of it
         if (t == 0) {
-            next_len = load_volatile(&c->next_len[slot]);
-            next_edges = load_volatile(&c->out_edges[slot]);
-            if (blockIdx.x == 0) {
-                VyreLevelRecord* r = &a.level_log[run];
-                r->level = level;
-                r->frontier_in = len;
-                r->frontier_out = next_len;
-                r->epoch = a.epoch;
-                r->frontier_out_edges = next_edges;
-                r->edges_examined = load_volatile(&c->examined[slot]);
-            }
+            fused_read_level(a, run, level, len, slot, next_len, next_edges);
             decision[0] = next_len;
             decision[1] = next_len == 0 || run + 1 >= a.max_levels ||
                           next_edges > a.band_max_frontier_edges;

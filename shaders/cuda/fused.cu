@@ -196,6 +196,24 @@ __device__ void expand_light_rows(const VyreArgs& a, VyreItems items, u32 count,
     }
 }
 
+// Thread 0 of a block after level `run` (at `level`, expanding `len`
+// vertices, counted in `slot`): what the level found; block 0 logs it.
+__device__ __forceinline__ void fused_read_level(const VyreArgs& a, u32 run, u32 level, u32 len,
+                                                 u32 slot, u32& next_len, u64& next_edges) {
+    VyreControl* c = a.control;
+    next_len = load_volatile(&c->next_len[slot]);
+    next_edges = load_volatile(&c->out_edges[slot]);
+    if (blockIdx.x == 0) {
+        VyreLevelRecord* r = &a.level_log[run];
+        r->level = level;
+        r->frontier_in = len;
+        r->frontier_out = next_len;
+        r->epoch = a.epoch;
+        r->frontier_out_edges = next_edges;
+        r->edges_examined = load_volatile(&c->examined[slot]);
+    }
+}
+
 // How every block leaves a fused launch that ran `run` levels, the last
 // of which found `next_len` vertices with `next_edges` out-edges: block 0
 // copies the level log to the host's records, and the last block to leave
@@ -393,17 +411,7 @@ __device__ void fused_levels(const VyreArgs& a) {
             }
         }
         if (t == 0) {
-            next_len = load_volatile(&c->next_len[slot]);
-            next_edges = load_volatile(&c->out_edges[slot]);
-            if (blockIdx.x == 0) {
-                VyreLevelRecord* r = &a.level_log[run];
-                r->level = level;
-                r->frontier_in = len;
-                r->frontier_out = next_len;
-                r->epoch = a.epoch;
-                r->frontier_out_edges = next_edges;
-                r->edges_examined = load_volatile(&c->examined[slot]);
-            }
+            fused_read_level(a, run, level, len, slot, next_len, next_edges);
             decision[0] = next_len;
             decision[1] = next_len == 0 || run + 1 >= a.max_levels ||
                           next_edges > a.band_max_frontier_edges;

@@ -90,6 +90,19 @@ impl CudaBackend {
         self.epoch
     }
 
+    /// The epoch of the next command, once the device is usable, a graph is
+    /// uploaded and `begun` (else `not_begun`).
+    fn command_epoch(&mut self, begun: bool, not_begun: &str) -> Result<u32, BackendError> {
+        self.held.device.watchdog.ready()?;
+        if self.held.graph.is_none() {
+            return Err(not_uploaded());
+        }
+        if !begun {
+            return Err(BackendError::new(not_begun));
+        }
+        Ok(self.next_epoch())
+    }
+
     fn read_vertex_array(&mut self, depth: bool, out: &mut [u32]) -> Result<(), BackendError> {
         let held = &mut *self.held;
         held.device.watchdog.ready()?;
@@ -206,17 +219,11 @@ impl Backend for CudaBackend {
     }
 
     fn run_wave(&mut self, command: &CheckedCommand) -> Result<WaveReport, BackendError> {
-        self.held.device.watchdog.ready()?;
-        if self.held.graph.is_none() {
-            return Err(not_uploaded());
-        }
-        if !self.search_begun {
-            return Err(BackendError::new(
-                "no search is in progress (none begun since the upload, or the last command failed). Fix: call begin_search before run_wave.",
-            ));
-        }
+        let epoch = self.command_epoch(
+            self.search_begun,
+            "no search is in progress (none begun since the upload, or the last command failed). Fix: call begin_search before run_wave.",
+        )?;
         let grids = grids(command);
-        let epoch = self.next_epoch();
         let held = &mut *self.held;
         let graph = held.graph.as_mut().ok_or_else(not_uploaded)?;
         let report = run_command(
@@ -278,17 +285,11 @@ impl Backend for CudaBackend {
     }
 
     fn run_batch_wave(&mut self, command: &CheckedCommand) -> Result<BatchReport, BackendError> {
-        self.held.device.watchdog.ready()?;
-        if self.held.graph.is_none() {
-            return Err(not_uploaded());
-        }
-        if !self.batch_begun {
-            return Err(BackendError::new(
-                "no batch pass is in progress (none begun since the upload or the last begin_search, or the last batch command failed). Fix: call begin_batch before run_batch_wave.",
-            ));
-        }
+        let epoch = self.command_epoch(
+            self.batch_begun,
+            "no batch pass is in progress (none begun since the upload or the last begin_search, or the last batch command failed). Fix: call begin_batch before run_batch_wave.",
+        )?;
         let grids = grids(command);
-        let epoch = self.next_epoch();
         let held = &mut *self.held;
         let graph = held.graph.as_mut().ok_or_else(not_uploaded)?;
         let pass = held.batch.as_mut().ok_or_else(not_uploaded)?;
