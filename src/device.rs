@@ -4,7 +4,9 @@ use std::sync::Arc;
 
 use vyre_driver::backend::DeviceCapabilities;
 use vyre_graph::Graph;
-use vyre_runtime::{Engine, SearchRequest, SearchResult, TopologyChoice};
+use vyre_runtime::{
+    BatchRequest, BatchResult, Engine, SearchRequest, SearchResult, TopologyChoice,
+};
 
 use crate::{BackendKind, Topology, VyreError};
 
@@ -75,6 +77,23 @@ impl Device {
     /// As [`Device::bfs`], and for an empty source list.
     pub fn bfs_multi(&mut self, sources: &[u32]) -> Result<SearchResult, VyreError> {
         self.search(&SearchRequest::new(sources))
+    }
+
+    /// Independent searches, one per entry of `request.sources`, run 64 at a
+    /// time in one pass over the graph each (one bit per search in a 64-bit
+    /// word per vertex): per-search reached counts, depth sums (closeness)
+    /// and eccentricities, and every depth when asked. Unlike
+    /// [`Device::bfs_multi`], which is one search starting from several
+    /// vertices at once, each source here is a search of its own.
+    ///
+    /// # Errors
+    ///
+    /// As [`Device::bfs_forced`], and when the batch state does not fit the
+    /// device's memory budget beside the graph.
+    pub fn bfs_batch(&mut self, request: &BatchRequest<'_>) -> Result<BatchResult, VyreError> {
+        self.engine
+            .bfs_batch(request)
+            .map_err(|error| VyreError::on_backend(self.kind, error))
     }
 
     /// BFS from `sources` with every wave forced to `topology`.

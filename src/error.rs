@@ -34,7 +34,7 @@ impl VyreError {
     /// a hint naming the other backends compiled in.
     pub(crate) fn on_backend(backend: BackendKind, error: EngineError) -> Self {
         let does_not_fit = match &error {
-            EngineError::Memory(_) => true,
+            EngineError::Memory(_) | EngineError::BatchMemory { .. } => true,
             EngineError::Backend(e) => e.kind() == BackendErrorKind::OutOfMemory,
             _ => false,
         };

@@ -6,7 +6,7 @@ mod support;
 use std::sync::Arc;
 
 use vyre::BackendKind;
-use vyre::conformance::{CorpusSize, Verdict, check_case, corpus, modes};
+use vyre::conformance::{CorpusSize, Verdict, check_batch, check_case, corpus, modes};
 
 fn conforms(kind: BackendKind) {
     let Some(mut device) = support::open_or_skip(kind) else {
@@ -20,13 +20,21 @@ fn conforms(kind: BackendKind) {
             .load(Arc::clone(&case.graph))
             .unwrap_or_else(|e| panic!("{kind}: loading {} failed: {e}", case.name));
         for mode in modes() {
-            for outcome in check_case(&mut device, case, mode) {
+            let batch = check_batch(&mut device, case, mode);
+            for outcome in check_case(&mut device, case, mode)
+                .into_iter()
+                .chain([batch])
+            {
                 match &outcome.verdict {
                     Verdict::Pass => passed += 1,
                     Verdict::Unsupported(_) => {}
                     _ => failures.push(format!(
-                        "{} {} {:?}: {:?}",
-                        outcome.case, outcome.mode, outcome.sources, outcome.verdict
+                        "{} {} {} sources {:?}: {:?}",
+                        outcome.case,
+                        outcome.mode,
+                        outcome.sources.len(),
+                        &outcome.sources[..outcome.sources.len().min(4)],
+                        outcome.verdict
                     )),
                 }
             }
@@ -37,9 +45,10 @@ fn conforms(kind: BackendKind) {
         "{kind} failures:\n{}",
         failures.join("\n")
     );
-    // Every case has at least one source set and six modes run everywhere.
+    // Every case has at least one source set and a batch, and six modes
+    // run everywhere.
     assert!(
-        passed >= cases.len() * 6,
+        passed >= cases.len() * 12,
         "{kind}: only {passed} searches passed"
     );
 }

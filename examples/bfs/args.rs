@@ -76,6 +76,12 @@ pub struct Args {
     /// Seed of the generators and the source sampling.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Search every source as one batch of independent searches (64 per
+    /// pass over the graph): per-source reached counts, depth sums,
+    /// closeness and eccentricity; --write-depths writes one column per
+    /// source.
+    #[arg(long)]
+    pub batch: bool,
     /// Refuse a gzip file that decompresses to more than this many bytes.
     #[arg(long, default_value_t = DEFAULT_MAX_DECOMPRESSED_BYTES)]
     pub max_decompressed_bytes: u64,

@@ -5,6 +5,7 @@
 //! (flags, output paths, the backend) is checked before it is loaded.
 
 mod args;
+mod batch;
 mod files;
 mod load;
 mod output;
@@ -84,6 +85,37 @@ fn run(args: &Args) -> Result<bool, String> {
     ));
 
     let sources = load::sources(args, &loaded.graph)?;
+    if args.batch {
+        let run = batch::run(
+            args,
+            &mut device,
+            &loaded,
+            &sources,
+            depths.as_mut(),
+            &phases,
+        )?;
+        if let (Some(out), Some(pass)) = (&mut plot, run.result.passes.first()) {
+            let svg = plot::svg(&args.graph, sources[0], &pass.levels)?;
+            out.write(svg.as_bytes())?;
+        }
+        let context = output::Context {
+            device: &device,
+            loaded: &loaded,
+            graph_name: &args.graph,
+            open_time,
+            upload_time,
+            validation_time: Duration::ZERO,
+        };
+        if args.json {
+            let mut report = output::context_json(&context);
+            report["batch"] = batch::json(&run);
+            println!("{report}");
+        } else {
+            output::print_header(&context, args.trace);
+            batch::print_human(&run, args.trace);
+        }
+        return Ok(run.mismatches.is_none_or(|bad| bad.is_empty()));
+    }
     let request = MeasureRequest {
         sources: &sources,
         topology: args.topology,

@@ -50,8 +50,9 @@ fn directed_note(ctx: &Context<'_>, m: &Measurement) -> Option<String> {
     })
 }
 
-/// The human-readable report.
-pub fn print_human(ctx: &Context<'_>, m: &Measurement, show_trace: bool) {
+/// The report's first lines: device, backend, graph, phase times; with
+/// `--trace` the device-wide barrier too.
+pub fn print_header(ctx: &Context<'_>, show_trace: bool) {
     let caps = ctx.device.capabilities();
     let loaded = ctx.loaded;
     println!("device   {} ({})", caps.device_name, ctx.device.backend());
@@ -71,6 +72,19 @@ pub fn print_human(ctx: &Context<'_>, m: &Measurement, show_trace: bool) {
         seconds(ctx.upload_time),
         seconds(ctx.validation_time)
     );
+    if show_trace {
+        let fused = if caps.can_fuse() {
+            "fused waves allowed"
+        } else {
+            "no fused waves"
+        };
+        println!("barrier  {fused}: {}", caps.barrier_reason);
+    }
+}
+
+/// The human-readable report.
+pub fn print_human(ctx: &Context<'_>, m: &Measurement, show_trace: bool) {
+    print_header(ctx, show_trace);
     println!(
         "{:>10} {:>7} {:>12} {:>14} {:>15}  {:<14} topologies",
         "source", "levels", "time", "edges", "rate", "validation"
@@ -106,12 +120,6 @@ pub fn print_human(ctx: &Context<'_>, m: &Measurement, show_trace: bool) {
         println!("{note}");
     }
     if show_trace {
-        let fused = if caps.can_fuse() {
-            "fused waves allowed"
-        } else {
-            "no fused waves"
-        };
-        println!("barrier  {fused}: {}", caps.barrier_reason);
         for run in &m.runs {
             trace::print(run);
         }
@@ -120,6 +128,15 @@ pub fn print_human(ctx: &Context<'_>, m: &Measurement, show_trace: bool) {
 
 /// The machine-readable summary (one JSON object), every trace included.
 pub fn json(ctx: &Context<'_>, m: &Measurement) -> String {
+    let mut report = context_json(ctx);
+    report["hmean_gteps"] = (m.hmean_teps / 1e9).into();
+    report["all_valid"] = m.all_valid().into();
+    report["runs"] = runs_json(m);
+    report.to_string()
+}
+
+/// Every search of `m`, with its trace.
+fn runs_json(m: &Measurement) -> serde_json::Value {
     let runs: Vec<serde_json::Value> = m
         .runs
         .iter()
@@ -141,6 +158,11 @@ pub fn json(ctx: &Context<'_>, m: &Measurement) -> String {
             })
         })
         .collect();
+    serde_json::Value::Array(runs)
+}
+
+/// The report's fields that do not depend on the searches.
+pub fn context_json(ctx: &Context<'_>) -> serde_json::Value {
     let caps = ctx.device.capabilities();
     let graph = &ctx.loaded.graph;
     serde_json::json!({
@@ -160,9 +182,5 @@ pub fn json(ctx: &Context<'_>, m: &Measurement) -> String {
         "build_seconds": ctx.loaded.build_time.as_secs_f64(),
         "upload_seconds": ctx.upload_time.as_secs_f64(),
         "validation_seconds": ctx.validation_time.as_secs_f64(),
-        "hmean_gteps": m.hmean_teps / 1e9,
-        "all_valid": m.all_valid(),
-        "runs": runs,
     })
-    .to_string()
 }

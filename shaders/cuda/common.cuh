@@ -2,7 +2,8 @@
 //
 // The files of shaders/cuda are joined in this order and compiled as one
 // NVRTC program (no #include, so no include paths are needed):
-//   common.cuh, search.cu, top_down.cu, bottom_up.cu, fused.cu
+//   common.cuh, search.cu, top_down.cu, bottom_up.cu, fused.cu, batch.cu,
+//   batch_fused.cu
 //
 // Every kernel takes one VyreArgs by value. Its layout, and that of
 // VyreLevelRecord, is mirrored by crates/vyre-cuda/src/args.rs, which
@@ -95,6 +96,15 @@ struct VyreArgs {
     u32 aux;                 // seed_sources: number of sources
     u32 max_out_degree;      // largest out-degree of the graph (saturating)
     u32 edges_per_lane;      // edge-balanced levels: edges per thread (the engine's rule); 0: none
+    // A batch pass (batch.cu); null and zero for a single search.
+    u64* seen;               // per vertex: the lanes that have reached it
+    u64* words_in;           // per vertex: its lanes in the frontier this level expands
+    u64* words_out;          // per vertex: its lanes in the next frontier
+    u32* lane_counts;        // VYRE_LANES counters per level of the command: each lane's discoveries
+    u32* lane_depths;        // vertex-major, `lanes` per vertex; null when not kept
+    u64 lane_mask;           // the lanes in use
+    u32 lanes;               // lanes of the pass (1 to 64)
+    u32 reserved;
 };
 
 __device__ __forceinline__ u32 lane_id() { return threadIdx.x & 31u; }

@@ -196,6 +196,61 @@ __device__ void expand_light_rows(const VyreArgs& a, VyreItems items, u32 count,
     }
 }
 
+// Thread 0 of a block after level `run` (at `level`, expanding `len`
+// vertices, counted in `slot`): what the level found; block 0 logs it.
+__device__ __forceinline__ void fused_read_level(const VyreArgs& a, u32 run, u32 level, u32 len,
+                                                 u32 slot, u32& next_len, u64& next_edges) {
+    VyreControl* c = a.control;
+    next_len = load_volatile(&c->next_len[slot]);
+    next_edges = load_volatile(&c->out_edges[slot]);
+    if (blockIdx.x == 0) {
+        VyreLevelRecord* r = &a.level_log[run];
+        r->level = level;
+        r->frontier_in = len;
+        r->frontier_out = next_len;
+        r->epoch = a.epoch;
+        r->frontier_out_edges = next_edges;
+        r->edges_examined = load_volatile(&c->examined[slot]);
+    }
+}
+
+// How every block leaves a fused launch that ran `run` levels, the last
+// of which found `next_len` vertices with `next_edges` out-edges: block 0
+// copies the level log to the host's records, and the last block to leave
+// hands the frontier to the host and clears the counters. Every thread
+// must call it.
+__device__ void fused_exit(const VyreArgs& a, u32 run, u32 next_len, u64 next_edges) {
+    VyreControl* c = a.control;
+    const u32 t = threadIdx.x;
+    const u32 width = blockDim.x;
+    // Block 0 wrote the records (thread 0, ordered by the caller's last
+    // __syncthreads): the host reads them from mapped memory once the launch is over.
+    if (blockIdx.x == 0) {
+        const u32* from = (const u32*)a.level_log;
+        u32* to = (u32*)a.history;
+        for (u32 w = t; w < run * 8; w += width) to[w] = from[w];
+    }
+    // The last block to leave clears the counters: every other block has
+    // read its last ones (and left the barrier) before it took its ticket.
+    if (t == 0) {
+        const u32 left = gridDim.x > 1 ? add_acq_rel(&c->blocks_done, 1u) : gridDim.x - 1;
+        if (left == gridDim.x - 1) {
+            volatile VyreControl* vc = c;
+            vc->cur_len = next_len;
+            vc->cur_edges = next_edges;
+            vc->levels_run = run;
+            for (u32 s = 0; s < 3; ++s) {
+                vc->next_len[s] = 0;
+                vc->out_edges[s] = 0;
+                vc->examined[s] = 0;
+                vc->piece_count[s] = 0;
+            }
+            vc->blocks_done = 0;
+            vc->bar_count = 0;
+        }
+    }
+}
+
 // Levels while the frontier is non-empty, has at most band out-edges, and
 // fewer than max_levels levels ran. Records every level, and leaves cur_len
 // / cur_edges / levels_run for the host with the counters cleared.
@@ -356,17 +411,7 @@ __device__ void fused_levels(const VyreArgs& a) {
             }
         }
         if (t == 0) {
-            next_len = load_volatile(&c->next_len[slot]);
-            next_edges = load_volatile(&c->out_edges[slot]);
-            if (blockIdx.x == 0) {
-                VyreLevelRecord* r = &a.level_log[run];
-                r->level = level;
-                r->frontier_in = len;
-                r->frontier_out = next_len;
-                r->epoch = a.epoch;
-                r->frontier_out_edges = next_edges;
-                r->edges_examined = load_volatile(&c->examined[slot]);
-            }
+            fused_read_level(a, run, level, len, slot, next_len, next_edges);
             decision[0] = next_len;
             decision[1] = next_len == 0 || run + 1 >= a.max_levels ||
                           next_edges > a.band_max_frontier_edges;
@@ -388,32 +433,7 @@ __device__ void fused_levels(const VyreArgs& a) {
         // level's first __syncthreads at the barrier, which every thread of
         // this block passes after reading them.
     }
-    // Block 0 wrote the records (thread 0, ordered by the __syncthreads
-    // above): the host reads them from mapped memory once the launch is over.
-    if (blockIdx.x == 0) {
-        const u32* from = (const u32*)a.level_log;
-        u32* to = (u32*)a.history;
-        for (u32 w = t; w < run * 8; w += width) to[w] = from[w];
-    }
-    // The last block to leave clears the counters: every other block has
-    // read its last ones (and left the barrier) before it took its ticket.
-    if (t == 0) {
-        const u32 left = gridDim.x > 1 ? add_acq_rel(&c->blocks_done, 1u) : gridDim.x - 1;
-        if (left == gridDim.x - 1) {
-            volatile VyreControl* vc = c;
-            vc->cur_len = next_len;
-            vc->cur_edges = next_edges;
-            vc->levels_run = run;
-            for (u32 s = 0; s < 3; ++s) {
-                vc->next_len[s] = 0;
-                vc->out_edges[s] = 0;
-                vc->examined[s] = 0;
-                vc->piece_count[s] = 0;
-            }
-            vc->blocks_done = 0;
-            vc->bar_count = 0;
-        }
-    }
+    fused_exit(a, run, next_len, next_edges);
 }
 
 // max_levels 0 runs nothing (the backend's warm-up launch at start-up).

@@ -44,6 +44,23 @@ extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_queue_to_bitma
     }
 }
 
+// Epilogue of a conversion to the queue form (appends counted in
+// conv_cursor); every block calls it once, with all threads. The last block
+// makes the count the current frontier's length.
+__device__ void conversion_done(const VyreArgs& a) {
+    __syncthreads();
+    if (threadIdx.x != 0) return;
+    VyreControl* c = a.control;
+    __threadfence();
+    const u32 done = atomicAdd(&c->blocks_done, 1u);
+    if (done != gridDim.x - 1) return;
+    __threadfence();
+    volatile VyreControl* vc = c;
+    vc->cur_len = vc->conv_cursor;
+    vc->conv_cursor = 0;
+    vc->blocks_done = 0;
+}
+
 // Write the vertices whose bit is set in bitmap_in to queue_out (one thread
 // per bitmap word, one atomic per warp). The last block makes the count the
 // current frontier length.
@@ -70,15 +87,5 @@ extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_bitmap_to_queu
             bits &= bits - 1;
         }
     }
-    __syncthreads();
-    if (threadIdx.x != 0) return;
-    VyreControl* c = a.control;
-    __threadfence();
-    const u32 done = atomicAdd(&c->blocks_done, 1u);
-    if (done != gridDim.x - 1) return;
-    __threadfence();
-    volatile VyreControl* vc = c;
-    vc->cur_len = vc->conv_cursor;
-    vc->conv_cursor = 0;
-    vc->blocks_done = 0;
+    conversion_done(a);
 }

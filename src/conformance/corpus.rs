@@ -35,6 +35,11 @@ pub struct Case {
     pub sources: Vec<Vec<u32>>,
     /// Reference results, computed once per source set on first use.
     expected: Vec<OnceLock<BfsTree>>,
+    /// Sources of the batch check: up to 70 (two passes) on small graphs,
+    /// fewer on large ones; repeats included.
+    pub batch_sources: Vec<u32>,
+    /// Reference depths of each batch source, computed once on first use.
+    batch_expected: OnceLock<Vec<Vec<u32>>>,
 }
 
 impl Case {
@@ -47,11 +52,46 @@ impl Case {
     pub fn expected(&self, index: usize) -> &BfsTree {
         self.expected[index].get_or_init(|| reference_bfs(&self.graph, &self.sources[index]))
     }
+
+    /// The reference depths of every batch source (computed once).
+    #[must_use]
+    pub fn batch_expected(&self) -> &[Vec<u32>] {
+        self.batch_expected.get_or_init(|| {
+            self.batch_sources
+                .iter()
+                .map(|&s| reference_bfs(&self.graph, &[s]).depths)
+                .collect()
+        })
+    }
+}
+
+/// Batch sources for `graph`: every single source of the case, then vertices
+/// spread over the ids (a repeat of the first source among them), up to 70
+/// searches (two passes of a batch) below a million vertices and 8 above.
+fn batch_sources(graph: &Graph, singles: &[Vec<u32>]) -> Vec<u32> {
+    let n = graph.vertex_count();
+    if n == 0 {
+        return Vec::new();
+    }
+    let lanes = if n > 1 << 20 { 8 } else { 70 };
+    let mut sources: Vec<u32> = singles.iter().flatten().copied().collect();
+    if let Some(&first) = sources.first() {
+        sources.push(first);
+    }
+    let mut i = 0u64;
+    while sources.len() < lanes {
+        sources.push(((i * 2_654_435_761) % u64::from(n)) as u32);
+        i += 1;
+    }
+    sources.truncate(lanes);
+    sources
 }
 
 fn case(name: impl Into<String>, graph: Graph, sources: Vec<Vec<u32>>) -> Case {
     Case {
         name: name.into(),
+        batch_sources: batch_sources(&graph, &sources),
+        batch_expected: OnceLock::new(),
         graph: Arc::new(graph),
         expected: sources.iter().map(|_| OnceLock::new()).collect(),
         sources,

@@ -8,5 +8,5 @@
 mod check;
 mod corpus;
 
-pub use check::{CaseOutcome, Verdict, check_case, modes};
+pub use check::{CaseOutcome, Verdict, check_batch, check_case, modes};
 pub use corpus::{Case, CorpusSize, corpus};

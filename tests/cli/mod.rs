@@ -6,18 +6,24 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// The example binary cargo built next to this test. A plain `cargo test`
-/// builds it; `cargo test --test NAME` does not, so build it first then.
+/// The `bfs` example binary cargo built next to this test.
 pub fn bfs_binary() -> PathBuf {
+    example_binary("bfs")
+}
+
+/// The example binary `name` cargo built next to this test. A plain `cargo
+/// test` builds it; `cargo test --test NAME` does not, so build it first
+/// then.
+pub fn example_binary(name: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("test binary path");
     let profile_dir = exe
         .parent()
         .and_then(|deps| deps.parent())
         .expect("target/<profile>/deps/<test>");
-    let path = profile_dir.join("examples").join("bfs");
+    let path = profile_dir.join("examples").join(name);
     assert!(
         path.exists(),
-        "{} is missing: run `cargo test` without target filters (it builds the examples), or `cargo build --example bfs` (same profile) first",
+        "{} is missing: run `cargo test` without target filters (it builds the examples), or `cargo build --example {name}` (same profile) first",
         path.display()
     );
     path

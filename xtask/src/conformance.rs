@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
 
-use vyre::conformance::{CaseOutcome, CorpusSize, Verdict, check_case, corpus, modes};
+use vyre::conformance::{CaseOutcome, CorpusSize, Verdict, check_batch, check_case, corpus, modes};
 use vyre::{BackendChoice, BackendKind, OpenRequest, available_backends};
 
 use crate::tally::Tally;
@@ -55,7 +55,8 @@ pub fn run(args: &Args) -> Result<Tally, String> {
         started.elapsed()
     );
     let mut tally = Tally::default();
-    let per_backend = (cases.len() * modes().len()) as u64;
+    // A single-search row and a batch row per case.
+    let per_backend = (2 * cases.len() * modes().len()) as u64;
     let kinds: Vec<BackendKind> = if args.backends.is_empty() {
         available_backends()
     } else {
@@ -88,13 +89,18 @@ pub fn run(args: &Args) -> Result<Tally, String> {
         for case in &cases {
             if let Err(e) = device.load(Arc::clone(&case.graph)) {
                 println!("{:<28} load FAILED: {e}", case.name);
-                tally.failed += modes().len() as u64;
+                tally.failed += 2 * modes().len() as u64;
                 continue;
             }
             for mode in modes() {
                 for outcome in check_case(&mut device, case, mode) {
                     rows.entry(case.name.clone()).or_default().push(outcome);
                 }
+                // The case's batch: every search checked lane by lane.
+                let batch = check_batch(&mut device, case, mode);
+                rows.entry(format!("{} batch", case.name))
+                    .or_default()
+                    .push(batch);
             }
         }
         tally = tally.add(print_table(&rows));

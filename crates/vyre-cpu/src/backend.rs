@@ -4,8 +4,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use vyre_driver::backend::{
-    Backend, BackendError, CheckedCommand, DeviceCapabilities, DeviceLayout, FrontierForm,
-    LevelRecord, SearchSources, WaveReport, frontier_form_of,
+    Backend, BackendError, BatchLayout, BatchReport, BatchSources, CheckedCommand,
+    DeviceCapabilities, DeviceLayout, FrontierForm, LevelRecord, SearchSources, WaveReport,
+    frontier_form_of,
 };
 use vyre_graph::Graph;
 use vyre_graph::bfs::steps::{
@@ -13,6 +14,7 @@ use vyre_graph::bfs::steps::{
     top_down_step,
 };
 
+use crate::batch::BatchPass;
 use crate::capabilities::{available_memory, cpu_capabilities};
 
 /// How to open the CPU backend.
@@ -33,6 +35,8 @@ struct Uploaded {
     /// of the layout are this one.
     queue: Vec<u32>,
     bitmaps: [FrontierBitmap; 2],
+    /// The batch pass begun last, if any.
+    batch: Option<BatchPass>,
 }
 
 /// The multi-threaded CPU backend.
@@ -118,8 +122,11 @@ impl Uploaded {
     fn bytes(&self) -> u64 {
         let n = u64::from(self.graph.vertex_count()).max(1);
         let bitmap = n.div_ceil(32) * 4;
-        // depth + parent, two bitmaps, the one queue held.
-        8 * n + 2 * bitmap + self.queue.capacity() as u64 * 4
+        // depth + parent, two bitmaps, the one queue held, a batch pass.
+        8 * n
+            + 2 * bitmap
+            + self.queue.capacity() as u64 * 4
+            + self.batch.as_ref().map_or(0, BatchPass::bytes)
     }
 }
 
@@ -145,6 +152,7 @@ impl Backend for CpuBackend {
             state: SearchState::new(n),
             queue: Vec::new(),
             bitmaps: [FrontierBitmap::new(n), FrontierBitmap::new(n)],
+            batch: None,
         });
         Ok(())
     }
@@ -218,6 +226,35 @@ impl Backend for CpuBackend {
         up.state.parents(out);
         Ok(())
     }
+
+    fn begin_batch(
+        &mut self,
+        sources: &BatchSources,
+        layout: &BatchLayout,
+    ) -> Result<(), BackendError> {
+        let pool = &self.pool;
+        let up = self.uploaded.as_mut().ok_or_else(not_uploaded)?;
+        let previous = up.batch.take();
+        up.batch = Some(pool.install(|| BatchPass::begin(previous, sources, layout))?);
+        Ok(())
+    }
+
+    fn run_batch_wave(&mut self, command: &CheckedCommand) -> Result<BatchReport, BackendError> {
+        let pool = &self.pool;
+        let up = self.uploaded.as_mut().ok_or_else(not_uploaded)?;
+        let graph = Arc::clone(&up.graph);
+        let pass = up.batch.as_mut().ok_or_else(no_batch)?;
+        Ok(pool.install(|| pass.run(&graph, command)))
+    }
+
+    fn read_batch_depths(&mut self, out: &mut [u32]) -> Result<(), BackendError> {
+        let up = self.uploaded()?;
+        up.batch.as_ref().ok_or_else(no_batch)?.read_depths(out)
+    }
+}
+
+fn no_batch() -> BackendError {
+    BackendError::new("no batch pass is begun. Fix: call begin_batch before run_batch_wave.")
 }
 
 fn not_uploaded() -> BackendError {

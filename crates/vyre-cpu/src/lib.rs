@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 
 mod backend;
+mod batch;
 mod capabilities;
 
 pub use backend::{CpuBackend, CpuOpenRequest};

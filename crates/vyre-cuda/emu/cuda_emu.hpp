@@ -152,6 +152,7 @@ inline T __shfl_xor_sync(u32 mask, T v, u32 m) {
 
 inline int __popc(u32 x) { return __builtin_popcount(x); }
 inline int __ffs(u32 x) { return __builtin_ffs((int)x); }
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
 template <class T>
 inline T __ldg(const T* p) { return *p; }
 template <class T>
@@ -171,6 +172,7 @@ inline u32 load_system(const u32* p) { return __atomic_load_n(p, __ATOMIC_ACQUIR
 inline u32 atomicAdd(u32* p, u32 v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
 inline u64 atomicAdd(u64* p, u64 v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
 inline u32 atomicOr(u32* p, u32 v) { return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); }
+inline u64 atomicOr(u64* p, u64 v) { return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); }
 inline u32 atomicExch(u32* p, u32 v) { return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); }
 inline u32 atomicCAS(u32* p, u32 expected, u32 desired) {
     __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);

@@ -73,6 +73,13 @@ const Kernel KERNELS[] = {
     {"vyre_dense", vyre_dense, 1024, none},
     {"vyre_block_dense", vyre_block_dense, 1024, tile_smem},
     {"vyre_fused", vyre_fused, 256, hybrid_smem},
+    {"vyre_batch_init", vyre_batch_init, 1024, none},
+    {"vyre_batch_seed", vyre_batch_seed, 1024, none},
+    {"vyre_batch_words_to_queue", vyre_batch_words_to_queue, 1024, none},
+    {"vyre_batch_push", vyre_batch_push, 1024, none},
+    {"vyre_batch_pull", vyre_batch_pull, 1024, none},
+    {"vyre_batch_warp_pull", vyre_batch_warp_pull, 1024, none},
+    {"vyre_batch_fused", vyre_batch_fused, 256, none},
 };
 
 EmuDevice& device() {
@@ -130,7 +137,8 @@ CUresult launch(void* f, u32 gx, u32 gy, u32 gz, u32 bx, u32 by, u32 bz, u32 sme
                      k->name, bx, smem, k->shared(bx));
         return INVALID_VALUE;
     }
-    const bool fused = std::strcmp(k->name, "vyre_fused") == 0;
+    const bool fused = std::strcmp(k->name, "vyre_fused") == 0 ||
+                       std::strcmp(k->name, "vyre_batch_fused") == 0;
     if (fused && !cooperative) {
         std::fprintf(stderr, "fake libcuda: the fused kernel was launched without cooperative launch\n");
         return LAUNCH_FAILED;

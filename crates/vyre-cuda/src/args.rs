@@ -111,6 +111,20 @@ shared_struct! {
         /// Edges a thread of an edge-balanced level is given (the command's
         /// `LevelSizing::edges_per_lane`); 0 for the other topologies.
         edges_per_lane: u32,
+        /// A batch pass: the lanes that have reached each vertex (0 for a
+        /// single search, as are the batch fields below).
+        seen: u64,
+        /// The frontier words this level expands.
+        words_in: u64,
+        /// The next frontier's words.
+        words_out: u64,
+        /// `BATCH_LANES` counters per level of the command.
+        lane_counts: u64,
+        /// Kept depths, vertex-major, or 0.
+        lane_depths: u64,
+        lane_mask: u64,
+        lanes: u32,
+        reserved: u32,
     }
 }
 
@@ -204,7 +218,7 @@ mod tests {
                 .count(),
             2 + KernelArgs::LAYOUT.fields.len() + DeviceRecord::LAYOUT.fields.len()
         );
-        assert!(asserts.contains("static_assert(sizeof(VyreArgs) == 168,"));
+        assert!(asserts.contains("static_assert(sizeof(VyreArgs) == 216,"));
         assert!(asserts.contains("static_assert(sizeof(VyreLevelRecord) == 32,"));
     }
 

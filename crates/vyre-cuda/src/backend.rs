@@ -4,12 +4,13 @@ use std::mem::ManuallyDrop;
 use std::sync::Arc;
 
 use vyre_driver::backend::{
-    Backend, BackendError, CheckedCommand, DeviceCapabilities, DeviceLayout, SearchSources,
-    WaveReport,
+    Backend, BackendError, BatchLayout, BatchReport, BatchSources, CheckedCommand,
+    DeviceCapabilities, DeviceLayout, SearchSources, WaveReport,
 };
 use vyre_graph::Graph;
 
 use crate::args::KernelArgs;
+use crate::batch::DeviceBatch;
 use crate::buffers::DeviceGraph;
 use crate::device::{CudaOpenRequest, Device, open_device};
 use crate::error::during;
@@ -37,10 +38,15 @@ pub struct CudaBackend {
     /// set by `begin_search`, cleared by an upload and by a command that
     /// failed (its counters and queues are in an unknown state).
     search_begun: bool,
+    /// The same for a batch pass: set by `begin_batch`, cleared by an
+    /// upload, a `begin_search` and a batch command that failed.
+    batch_begun: bool,
 }
 
 /// What the backend holds on the device, in the order it is freed.
 struct Held {
+    /// The last batch pass's state (freed with the graph it is for).
+    batch: Option<DeviceBatch>,
     graph: Option<DeviceGraph>,
     events: EventPool,
     device: Device,
@@ -56,12 +62,14 @@ impl CudaBackend {
     pub fn open(request: &CudaOpenRequest) -> Result<Self, BackendError> {
         Ok(Self {
             held: ManuallyDrop::new(Held {
+                batch: None,
                 graph: None,
                 events: EventPool::default(),
                 device: open_device(request)?,
             }),
             epoch: 0,
             search_begun: false,
+            batch_begun: false,
         })
     }
 
@@ -80,6 +88,19 @@ impl CudaBackend {
     fn next_epoch(&mut self) -> u32 {
         self.epoch = self.epoch.wrapping_add(1).max(1);
         self.epoch
+    }
+
+    /// The epoch of the next command, once the device is usable, a graph is
+    /// uploaded and `begun` (else `not_begun`).
+    fn command_epoch(&mut self, begun: bool, not_begun: &str) -> Result<u32, BackendError> {
+        self.held.device.watchdog.ready()?;
+        if self.held.graph.is_none() {
+            return Err(not_uploaded());
+        }
+        if !begun {
+            return Err(BackendError::new(not_begun));
+        }
+        Ok(self.next_epoch())
     }
 
     fn read_vertex_array(&mut self, depth: bool, out: &mut [u32]) -> Result<(), BackendError> {
@@ -142,8 +163,11 @@ impl Backend for CudaBackend {
     fn upload(&mut self, graph: &Arc<Graph>, layout: &DeviceLayout) -> Result<(), BackendError> {
         self.held.device.watchdog.ready()?;
         self.search_begun = false;
+        self.batch_begun = false;
         let held = &mut *self.held;
-        // Free the previous graph first so its memory can be reused.
+        // Free the previous graph and batch first so their memory can be
+        // reused.
+        held.batch = None;
         held.graph = None;
         let device = &mut held.device;
         let stream = Arc::clone(&device.stream);
@@ -160,6 +184,7 @@ impl Backend for CudaBackend {
 
     fn allocated_bytes(&self) -> u64 {
         self.held.graph.as_ref().map_or(0, |g| g.bytes)
+            + self.held.batch.as_ref().map_or(0, |b| b.bytes)
     }
 
     fn begin_search(&mut self, sources: &SearchSources) -> Result<(), BackendError> {
@@ -167,6 +192,8 @@ impl Backend for CudaBackend {
         held.device.watchdog.ready()?;
         let graph = held.graph.as_mut().ok_or_else(not_uploaded)?;
         self.search_begun = false;
+        // The queues and control block are the search's now.
+        self.batch_begun = false;
         let device = &held.device;
         let stream = &device.stream;
         let ids = sources.ids();
@@ -192,17 +219,11 @@ impl Backend for CudaBackend {
     }
 
     fn run_wave(&mut self, command: &CheckedCommand) -> Result<WaveReport, BackendError> {
-        self.held.device.watchdog.ready()?;
-        if self.held.graph.is_none() {
-            return Err(not_uploaded());
-        }
-        if !self.search_begun {
-            return Err(BackendError::new(
-                "no search is in progress (none begun since the upload, or the last command failed). Fix: call begin_search before run_wave.",
-            ));
-        }
+        let epoch = self.command_epoch(
+            self.search_begun,
+            "no search is in progress (none begun since the upload, or the last command failed). Fix: call begin_search before run_wave.",
+        )?;
         let grids = grids(command);
-        let epoch = self.next_epoch();
         let held = &mut *self.held;
         let graph = held.graph.as_mut().ok_or_else(not_uploaded)?;
         let report = run_command(
@@ -212,6 +233,7 @@ impl Backend for CudaBackend {
             command,
             grids,
             epoch,
+            None,
         );
         if report.is_err() {
             self.search_begun = false;
@@ -225,6 +247,85 @@ impl Backend for CudaBackend {
 
     fn read_parents(&mut self, out: &mut [u32]) -> Result<(), BackendError> {
         self.read_vertex_array(false, out)
+    }
+
+    fn begin_batch(
+        &mut self,
+        sources: &BatchSources,
+        layout: &BatchLayout,
+    ) -> Result<(), BackendError> {
+        let held = &mut *self.held;
+        held.device.watchdog.ready()?;
+        let graph = held.graph.as_mut().ok_or_else(not_uploaded)?;
+        self.batch_begun = false;
+        // The queues and control block are the batch's now.
+        self.search_begun = false;
+        let device = &held.device;
+        let stream = &device.stream;
+        let mut pass = DeviceBatch::prepare(stream, graph, held.batch.take(), sources, layout)?;
+        let ids = sources.ids();
+        stream
+            .memset_zeros(&mut graph.control)
+            .map_err(during("control block clear"))?;
+        pass.upload_sources(stream, ids)?;
+        let mut args = graph.base_args(stream, device.watchdog.abort_ptr());
+        pass.fill_args(stream, &mut args, 0, 1);
+        args.aux = sources.lanes();
+        let items = u64::from(layout.vertex_count) * u64::from(layout.lanes);
+        setup_launch(device, &device.kernels.batch_init, items, &args)?;
+        setup_launch(
+            device,
+            &device.kernels.batch_seed,
+            u64::from(sources.lanes()),
+            &args,
+        )?;
+        held.batch = Some(pass);
+        self.batch_begun = true;
+        Ok(())
+    }
+
+    fn run_batch_wave(&mut self, command: &CheckedCommand) -> Result<BatchReport, BackendError> {
+        let epoch = self.command_epoch(
+            self.batch_begun,
+            "no batch pass is in progress (none begun since the upload or the last begin_search, or the last batch command failed). Fix: call begin_batch before run_batch_wave.",
+        )?;
+        let grids = grids(command);
+        let held = &mut *self.held;
+        let graph = held.graph.as_mut().ok_or_else(not_uploaded)?;
+        let pass = held.batch.as_mut().ok_or_else(not_uploaded)?;
+        let result = run_command(
+            &mut held.device,
+            graph,
+            &mut held.events,
+            command,
+            grids,
+            epoch,
+            Some(&mut *pass),
+        )
+        .and_then(|wave| {
+            let lanes = pass.lane_counts(&held.device.stream, wave.levels.len())?;
+            Ok(BatchReport { wave, lanes })
+        });
+        if result.is_err() {
+            self.batch_begun = false;
+        }
+        result
+    }
+
+    fn read_batch_depths(&mut self, out: &mut [u32]) -> Result<(), BackendError> {
+        let held = &mut *self.held;
+        held.device.watchdog.ready()?;
+        let pass = held.batch.as_ref().ok_or_else(|| {
+            BackendError::new(
+                "no batch pass was begun. Fix: call begin_batch and run its waves first.",
+            )
+        })?;
+        let stream = Arc::clone(&held.device.stream);
+        let watchdog = &mut held.device.watchdog;
+        watchdog
+            .wait(&stream, "the work before the batch depth readback")
+            .and_then(|()| pass.read_depths(&stream, out))
+            .and_then(|()| watchdog.wait(&stream, "the batch depth readback"))
     }
 }
 

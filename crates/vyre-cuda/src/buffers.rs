@@ -96,7 +96,7 @@ fn max_out_degree(csr: &Csr) -> u32 {
 }
 
 /// Allocate `bytes / size_of::<T>()` elements, uninitialised.
-fn alloc<T: DeviceRepr>(
+pub(crate) fn alloc<T: DeviceRepr>(
     stream: &Arc<CudaStream>,
     bytes: u64,
 ) -> Result<CudaSlice<T>, BackendError> {
@@ -226,6 +226,7 @@ impl DeviceGraph {
             aux: 0,
             max_out_degree: self.max_out_degree,
             edges_per_lane: 0,
+            ..KernelArgs::default()
         }
     }
 

@@ -185,14 +185,19 @@ fn fused_barrier(
     watchdog: &mut Watchdog,
     sm_count: u32,
 ) -> Result<Barrier, BackendError> {
-    let per_sm = kernels
-        .fused
-        .occupancy_max_active_blocks_per_multiprocessor(
-            FUSED_WIDTH,
-            hybrid_shared_bytes(FUSED_WIDTH) as usize,
-            None,
-        )
-        .map_err(during("occupancy query"))?;
+    let occupancy = |kernel: &cudarc::driver::CudaFunction, shared_bytes: u32| {
+        kernel
+            .occupancy_max_active_blocks_per_multiprocessor(
+                FUSED_WIDTH,
+                shared_bytes as usize,
+                None,
+            )
+            .map_err(during("occupancy query"))
+    };
+    // Both fused kernels (a single search's and a batch pass's) run on the
+    // grid the capabilities report.
+    let per_sm = occupancy(&kernels.fused, hybrid_shared_bytes(FUSED_WIDTH))?
+        .min(occupancy(&kernels.batch_fused, 0)?);
     let blocks = per_sm.saturating_mul(sm_count);
     if blocks == 0 {
         return Ok(Barrier::none(format!(

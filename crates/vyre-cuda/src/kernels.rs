@@ -35,6 +35,13 @@ pub(crate) struct Kernels {
     pub dense: CudaFunction,
     pub block_dense: CudaFunction,
     pub fused: CudaFunction,
+    pub batch_init: CudaFunction,
+    pub batch_seed: CudaFunction,
+    pub batch_words_to_queue: CudaFunction,
+    pub batch_push: CudaFunction,
+    pub batch_pull: CudaFunction,
+    pub batch_warp_pull: CudaFunction,
+    pub batch_fused: CudaFunction,
     _module: Arc<CudaModule>,
 }
 
@@ -57,6 +64,13 @@ impl Kernels {
             dense: get("vyre_dense")?,
             block_dense: get("vyre_block_dense")?,
             fused: get("vyre_fused")?,
+            batch_init: get("vyre_batch_init")?,
+            batch_seed: get("vyre_batch_seed")?,
+            batch_words_to_queue: get("vyre_batch_words_to_queue")?,
+            batch_push: get("vyre_batch_push")?,
+            batch_pull: get("vyre_batch_pull")?,
+            batch_warp_pull: get("vyre_batch_warp_pull")?,
+            batch_fused: get("vyre_batch_fused")?,
             _module: module,
         })
     }

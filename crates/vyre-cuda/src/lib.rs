@@ -41,6 +41,7 @@
 
 mod args;
 mod backend;
+mod batch;
 mod buffers;
 mod compile;
 mod device;

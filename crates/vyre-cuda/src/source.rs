@@ -5,7 +5,7 @@ use crate::args::layout_asserts;
 /// The kernel files of `shaders/cuda`, in the order they are joined into one
 /// NVRTC program (later files use what earlier ones define; nothing is
 /// `#include`d, so no include paths are needed).
-const PARTS: [(&str, &str); 5] = [
+const PARTS: [(&str, &str); 7] = [
     (
         "common.cuh",
         include_str!("../../../shaders/cuda/common.cuh"),
@@ -20,10 +20,15 @@ const PARTS: [(&str, &str); 5] = [
         include_str!("../../../shaders/cuda/bottom_up.cu"),
     ),
     ("fused.cu", include_str!("../../../shaders/cuda/fused.cu")),
+    ("batch.cu", include_str!("../../../shaders/cuda/batch.cu")),
+    (
+        "batch_fused.cu",
+        include_str!("../../../shaders/cuda/batch_fused.cu"),
+    ),
 ];
 
 /// Every `extern "C" __global__` entry point of the program.
-pub const KERNEL_NAMES: [&str; 11] = [
+pub const KERNEL_NAMES: [&str; 18] = [
     "vyre_noop",
     "vyre_init_search",
     "vyre_seed_sources",
@@ -35,6 +40,13 @@ pub const KERNEL_NAMES: [&str; 11] = [
     "vyre_dense",
     "vyre_block_dense",
     "vyre_fused",
+    "vyre_batch_init",
+    "vyre_batch_seed",
+    "vyre_batch_words_to_queue",
+    "vyre_batch_push",
+    "vyre_batch_pull",
+    "vyre_batch_warp_pull",
+    "vyre_batch_fused",
 ];
 
 /// The whole program: every file of `shaders/cuda` joined, each preceded by

@@ -19,6 +19,8 @@ use vyre_driver::backend::{
 };
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology as Topology;
 
+use crate::args::KernelArgs;
+use crate::batch::DeviceBatch;
 use crate::buffers::DeviceGraph;
 use crate::device::Device;
 use crate::error::during;
@@ -30,9 +32,25 @@ use crate::records::{HostRecords, inconsistent, stops};
 use crate::timing::{EventPool, MAX_EVENTS};
 use crate::wait::stream_idle;
 
-/// The per-wave kernel of `topology` and its dynamic shared memory at
-/// `width`.
-fn level_kernel(kernels: &Kernels, topology: Topology, width: u32) -> (&CudaFunction, u32) {
+/// The per-wave kernel of `topology` (of a batch pass when `batch`) and its
+/// dynamic shared memory at `width`.
+fn level_kernel(
+    kernels: &Kernels,
+    topology: Topology,
+    width: u32,
+    batch: bool,
+) -> (&CudaFunction, u32) {
+    if batch {
+        let kernel = match topology {
+            Topology::WarpSparseFrontier | Topology::SparseFrontier | Topology::HybridFrontier => {
+                &kernels.batch_push
+            }
+            Topology::DenseFrontier => &kernels.batch_pull,
+            Topology::BlockDenseFrontier => &kernels.batch_warp_pull,
+            Topology::FusedWave => &kernels.batch_fused,
+        };
+        return (kernel, 0);
+    }
     match topology {
         Topology::WarpSparseFrontier => (&kernels.warp_sparse, 0),
         Topology::SparseFrontier => (&kernels.sparse, sparse_shared_bytes(width)),
@@ -66,7 +84,8 @@ pub(crate) fn grids(command: &CheckedCommand) -> Grids {
 }
 
 /// Enqueue `command` on `grids` (its [`grids`]), wait for it once, and
-/// report. `epoch` numbers the command (never 0).
+/// report. `epoch` numbers the command (never 0). With `batch` the command
+/// is a batch pass's: its kernels, its word arrays.
 pub(crate) fn run_command(
     device: &mut Device,
     graph: &mut DeviceGraph,
@@ -74,6 +93,7 @@ pub(crate) fn run_command(
     command: &CheckedCommand,
     grids: Grids,
     epoch: u32,
+    mut batch: Option<&mut DeviceBatch>,
 ) -> Result<WaveReport, BackendError> {
     let started = Instant::now();
     let deadline = device.watchdog.deadline();
@@ -94,6 +114,9 @@ pub(crate) fn run_command(
     };
     events.reserve(&device.ctx, most_events)?;
     graph.records.clear(levels);
+    if let Some(pass) = batch.as_deref_mut() {
+        pass.before(&stream, command)?;
+    }
     events.record(0, &stream)?;
 
     let queues = [0, 1].map(|i| graph.queue_ptr(&stream, i));
@@ -106,15 +129,31 @@ pub(crate) fn run_command(
     args.edges_per_lane = command.launch.later.edges_per_lane;
     // Levels of a chain publish their records while the command runs.
     args.max_levels = levels;
-    if converting {
-        // The frontier moves into the same buffer index of the other form,
-        // where level 0 reads it, on the first level's grid (the kernels
-        // stride over the items it does not cover).
-        let conversion = Launch {
-            blocks: grids.first,
-            width: grids.width,
-            shared_bytes: 0,
-        };
+    let words_of = |args: &mut KernelArgs, k: u32| {
+        if let Some(pass) = batch.as_deref() {
+            let reads = position.buffer_of_level(k, true);
+            pass.fill_args(&stream, args, reads, position.buffer_of_level(k, false));
+        }
+    };
+    // A conversion moves the frontier into the same buffer index of the
+    // other form, where level 0 reads it, on the first level's grid (the
+    // kernels stride over the items it does not cover).
+    let conversion = Launch {
+        blocks: grids.first,
+        width: grids.width,
+        shared_bytes: 0,
+    };
+    if converting && batch.is_some() {
+        // A batch frontier's words stay in their array in both forms; the
+        // queue form also lists its vertices.
+        if form == FrontierForm::Queue {
+            words_of(&mut args, 0);
+            args.queue_out = queue(0, true);
+            let kernel = &device.kernels.batch_words_to_queue;
+            launch(&stream, kernel, conversion, &args, false)?;
+        }
+        events.record(1, &stream)?;
+    } else if converting {
         match form {
             FrontierForm::Bitmap => {
                 args.queue_in = queue(0, true);
@@ -145,8 +184,14 @@ pub(crate) fn run_command(
         events.record(1, &stream)?;
     }
 
-    let (kernel, shared_bytes) = level_kernel(&device.kernels, command.topology, grids.width);
+    let (kernel, shared_bytes) = level_kernel(
+        &device.kernels,
+        command.topology,
+        grids.width,
+        batch.is_some(),
+    );
     let launched = if fused {
+        words_of(&mut args, 0);
         args.queue_in = queue(0, true);
         args.queue_out = queue(0, false);
         args.level = position.level;
@@ -171,6 +216,7 @@ pub(crate) fn run_command(
                 break;
             }
             let k = launched;
+            words_of(&mut args, k);
             args.queue_in = queue(k, true);
             args.queue_out = queue(k, false);
             args.bitmap_in = bitmap(k, true);
@@ -222,6 +268,9 @@ pub(crate) fn run_command(
             "{} of {launched} enqueued levels recorded, the last without stopping the chain",
             records.len()
         )));
+    }
+    if let Some(pass) = batch {
+        pass.after(command, u32::try_from(records.len()).unwrap_or(u32::MAX));
     }
     let levels_run = u64::try_from(records.len()).unwrap_or(u64::MAX);
     Ok(WaveReport {

@@ -13,5 +13,6 @@ pub mod megakernel;
 pub mod plan;
 
 pub use engine::{
-    ChainMode, Engine, EngineError, LevelTrace, SearchRequest, SearchResult, TopologyChoice,
+    BatchRequest, BatchResult, ChainMode, Engine, EngineError, LaneResult, LevelTrace, PassTrace,
+    SearchRequest, SearchResult, TopologyChoice,
 };

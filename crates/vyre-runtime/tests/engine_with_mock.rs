@@ -6,16 +6,18 @@
 use std::sync::{Arc, Mutex};
 
 use vyre_driver::backend::{
-    Backend, BackendError, CheckedCommand, DeviceCapabilities, DeviceLayout, FrontierForm,
-    LevelRecord, SearchSources, WaveCommand, WaveReport, edge_balanced_slots, slots_for,
+    Backend, BackendError, BatchLayout, BatchReport, BatchSources, CheckedCommand,
+    DeviceCapabilities, DeviceLayout, FrontierForm, LevelRecord, SearchSources, WaveCommand,
+    WaveReport, edge_balanced_slots, frontier_form_of, slots_for,
 };
 use vyre_driver::megakernel_execution::{
     MegakernelDeviceCapabilities, MegakernelExecutionTopology,
 };
+use vyre_graph::bfs::batch::BatchState;
 use vyre_graph::bfs::reference_bfs;
 use vyre_graph::generate::grid_2d;
 use vyre_graph::{Graph, UNREACHED};
-use vyre_runtime::{ChainMode, Engine, EngineError, SearchRequest, TopologyChoice};
+use vyre_runtime::{BatchRequest, ChainMode, Engine, EngineError, SearchRequest, TopologyChoice};
 
 struct Mock {
     caps: DeviceCapabilities,
@@ -30,6 +32,8 @@ struct Mock {
     commands: Arc<Mutex<Vec<WaveCommand>>>,
     /// Added to every reported frontier_in: a backend that lost track.
     skew: u32,
+    /// The batch pass begun last: vyre-graph's CPU batch state and queue.
+    pass: Option<(BatchState, Vec<u32>)>,
 }
 
 /// Lanes the mock holds at once when it reports a device-wide barrier.
@@ -80,6 +84,7 @@ impl Mock {
             held: 0,
             commands: Arc::clone(&commands),
             skew: 0,
+            pass: None,
         };
         (mock, commands)
     }
@@ -168,6 +173,69 @@ impl Backend for Mock {
     fn read_parents(&mut self, out: &mut [u32]) -> Result<(), BackendError> {
         out.copy_from_slice(&self.parents);
         Ok(())
+    }
+
+    fn begin_batch(
+        &mut self,
+        sources: &BatchSources,
+        layout: &BatchLayout,
+    ) -> Result<(), BackendError> {
+        let mut state = BatchState::new(layout.vertex_count, layout.lanes, layout.keep_depths)
+            .map_err(|e| BackendError::new(format!("{e}")))?;
+        let queue = state.start(sources.ids());
+        if let Some((previous, _)) = &self.pass {
+            self.held -= previous.bytes();
+        }
+        self.held += state.bytes();
+        self.pass = Some((state, queue));
+        Ok(())
+    }
+
+    fn run_batch_wave(&mut self, command: &CheckedCommand) -> Result<BatchReport, BackendError> {
+        self.commands.lock().unwrap().push(**command);
+        let graph = Arc::clone(self.graph.as_ref().unwrap());
+        let (state, queue) = self.pass.as_mut().unwrap();
+        let p = command.position;
+        let pulls = frontier_form_of(command.topology) == FrontierForm::Bitmap;
+        if p.form == FrontierForm::Bitmap && !pulls {
+            *queue = state.queue_of(p.buffer as usize);
+        }
+        let mut report = BatchReport::default();
+        let mut frontier_in = p.frontier_len;
+        for k in 0..command.max_levels {
+            let from = p.buffer_of_level(k, true) as usize;
+            let step = if pulls {
+                state.pull(&graph, from, p.level + k)
+            } else {
+                let step = state.push(&graph, queue, from, p.level + k);
+                queue.clone_from(&step.next);
+                step
+            };
+            report.wave.levels.push(LevelRecord {
+                level: p.level + k,
+                frontier_in,
+                frontier_out: step.stats.frontier_out,
+                frontier_out_edges: step.stats.frontier_out_edges,
+                edges_examined: step.stats.edges_examined,
+                device_ns: Some(self.timing.1),
+            });
+            report.lanes.push(step.lanes);
+            frontier_in = step.stats.frontier_out;
+            if frontier_in == 0 || step.stats.frontier_out_edges > command.band_max_frontier_edges {
+                break;
+            }
+        }
+        let count = report.wave.levels.len() as u64;
+        report.wave.wall_ns = self.timing.0 * count;
+        report.wave.device_ns = Some(self.timing.1 * count);
+        Ok(report)
+    }
+
+    fn read_batch_depths(&mut self, out: &mut [u32]) -> Result<(), BackendError> {
+        let (state, _) = self.pass.as_ref().unwrap();
+        state
+            .read_depths(out)
+            .map_err(|e| BackendError::new(format!("{e}. Fix: keep depths.")))
     }
 }
 
@@ -414,4 +482,72 @@ fn commands_carry_the_position_the_last_report_left() {
         level += ran.len() as u32;
         buffer ^= (ran.len() & 1) as u32;
     }
+}
+
+/// Every lane of a batch (more than 64 sources: two passes) equals a
+/// reference BFS from its source, in depths and in totals, under the policy
+/// and with every per-wave topology forced.
+#[test]
+fn batches_match_the_reference_lane_by_lane_in_passes_of_64() {
+    let graph = grid();
+    let n = graph.vertex_count();
+    let sources: Vec<u32> = (0..70u32).map(|i| (i * 97) % n).collect();
+    let mut choices = vec![TopologyChoice::Auto];
+    choices.extend(
+        MegakernelExecutionTopology::ALL
+            .into_iter()
+            .filter(|t| *t != MegakernelExecutionTopology::FusedWave)
+            .map(TopologyChoice::Forced),
+    );
+    for topology in choices {
+        let (mock, commands) = Mock::new(false, (12_000, 1_000));
+        let mut engine = Engine::new(Box::new(mock));
+        engine.load(Arc::clone(&graph)).unwrap();
+        let request = BatchRequest {
+            sources: &sources,
+            keep_depths: true,
+            topology,
+            chaining: ChainMode::Auto,
+        };
+        let result = engine.bfs_batch(&request).unwrap();
+        assert_eq!(result.passes.len(), 2);
+        assert_eq!((result.passes[1].first, result.passes[1].lanes), (64, 6));
+        assert!(!commands.lock().unwrap().is_empty());
+        let depths = result.depths.as_ref().unwrap();
+        for (i, &s) in sources.iter().enumerate() {
+            let reference = reference_bfs(&graph, &[s]).depths;
+            let lane: Vec<u32> = (0..n as usize)
+                .map(|v| depths[v * sources.len() + i])
+                .collect();
+            assert_eq!(lane, reference, "{topology:?} search {i}");
+            let reached: Vec<u32> = reference.into_iter().filter(|&d| d != UNREACHED).collect();
+            let r = result.lanes[i];
+            assert_eq!(r.source, s);
+            assert_eq!(r.reached, reached.len() as u64);
+            assert_eq!(
+                r.depth_sum,
+                reached.iter().map(|&d| u64::from(d)).sum::<u64>()
+            );
+            assert_eq!(r.eccentricity, *reached.iter().max().unwrap());
+        }
+    }
+}
+
+#[test]
+fn batch_state_over_the_budget_is_refused_before_anything_is_allocated() {
+    let graph = grid();
+    let (mock, commands) = Mock::new(false, (12_000, 1_000));
+    let mut engine = Engine::new(Box::new(mock));
+    engine.load(Arc::clone(&graph)).unwrap();
+    let layout_bytes = engine.layout().unwrap().total_bytes();
+    engine.set_memory_budget(Some(layout_bytes + 100));
+    engine.load(Arc::clone(&graph)).unwrap();
+    let sources = [0u32, 5];
+    let err = engine.bfs_batch(&BatchRequest::new(&sources)).unwrap_err();
+    assert!(
+        matches!(err, EngineError::BatchMemory { lanes: 2, .. }),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("Fix:"), "{err}");
+    assert!(commands.lock().unwrap().is_empty());
 }

@@ -5,7 +5,8 @@ use std::sync::Arc;
 use vyre_graph::Graph;
 
 use super::{
-    BackendError, CheckedCommand, DeviceCapabilities, DeviceLayout, SearchSources, WaveReport,
+    BackendError, BatchLayout, BatchReport, BatchSources, CheckedCommand, DeviceCapabilities,
+    DeviceLayout, SearchSources, WaveReport,
 };
 
 /// One device, driven by the wave engine.
@@ -66,4 +67,40 @@ pub trait Backend: Send {
     ///
     /// [`BackendError`] when `out` has the wrong length or the copy fails.
     fn read_parents(&mut self, out: &mut [u32]) -> Result<(), BackendError>;
+
+    /// Start a batch pass (see [`super::BatchSources`]): allocate the batch
+    /// state exactly as `layout` lists it (unless the previous pass's has
+    /// the same layout), every lane unreached everywhere, lane `j` at depth
+    /// 0 on source `j`, and queue 0 with word array 0 holding the distinct
+    /// sources (the position [`super::SearchPosition::start_batch`]
+    /// describes). Counted by [`Backend::allocated_bytes`] until the next
+    /// upload.
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError`] when nothing is uploaded, the allocation fails, or
+    /// the device fails.
+    fn begin_batch(
+        &mut self,
+        sources: &BatchSources,
+        layout: &BatchLayout,
+    ) -> Result<(), BackendError>;
+
+    /// Run one checked command of the batch pass begun last, and report
+    /// what it measured: one record and one set of lane counts per level.
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError`] when no batch pass is begun or the device fails.
+    fn run_batch_wave(&mut self, command: &CheckedCommand) -> Result<BatchReport, BackendError>;
+
+    /// Copy the batch pass's depths into `out`: vertex-major, `lanes`
+    /// words per vertex (`out[v * lanes + j]` is lane `j`'s depth of `v`;
+    /// `u32::MAX` = unreached).
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError`] when the pass did not keep depths, `out` has the
+    /// wrong length, or the copy fails.
+    fn read_batch_depths(&mut self, out: &mut [u32]) -> Result<(), BackendError>;
 }

@@ -8,6 +8,7 @@
 //! frontier lives) is in the command; the backend executes it and reports
 //! what it measured in a [`WaveReport`].
 
+mod batch;
 mod capabilities;
 mod check;
 mod contract;
@@ -17,6 +18,7 @@ mod poll;
 mod position;
 mod wave;
 
+pub use batch::{BATCH_LANES, BatchLayout, BatchReport, BatchSources, LaneCounts, lane_mask};
 pub use capabilities::{DEVICE_WAIT_LIMIT, DeviceCapabilities};
 pub use check::CheckedCommand;
 pub use contract::Backend;

@@ -14,6 +14,11 @@ use crate::megakernel_execution::MegakernelExecutionTopology;
 pub enum SourceError {
     /// No source was given.
     Empty,
+    /// A batch was given more sources than it has lanes.
+    TooManyLanes {
+        /// Sources given.
+        given: usize,
+    },
     /// A source is not a vertex of the graph.
     OutOfRange {
         /// The offending source.
@@ -114,6 +119,19 @@ impl SearchPosition {
         Self {
             level: 0,
             frontier_len: sources.len(),
+            frontier_edges: sources.out_edges(),
+            form: FrontierForm::Queue,
+            buffer: 0,
+        }
+    }
+
+    /// The position right after `begin_batch`: the distinct sources queued
+    /// in queue 0 (their words in word array 0) at depth 0.
+    #[must_use]
+    pub fn start_batch(sources: &super::BatchSources) -> Self {
+        Self {
+            level: 0,
+            frontier_len: sources.distinct(),
             frontier_edges: sources.out_edges(),
             form: FrontierForm::Queue,
             buffer: 0,

@@ -2,6 +2,7 @@
 //! level steps a level-by-level driver uses, and the parallel
 //! direction-optimizing search built from them.
 
+pub mod batch;
 mod parallel;
 mod reference;
 pub mod steps;

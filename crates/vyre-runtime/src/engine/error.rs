@@ -32,6 +32,25 @@ pub enum EngineError {
         /// Why.
         reason: String,
     },
+    /// A batch pass's state does not fit the memory budget beside the
+    /// loaded graph (nothing was allocated for it).
+    BatchMemory {
+        /// Bytes the graph and the pass's state need.
+        required_bytes: u64,
+        /// The budget.
+        budget_bytes: u64,
+        /// Lanes of the pass.
+        lanes: u32,
+        /// Whether the pass keeps every depth.
+        keep_depths: bool,
+    },
+    /// The host could not hold a result.
+    HostMemory {
+        /// What.
+        what: &'static str,
+        /// Its bytes.
+        bytes: u64,
+    },
     /// The backend broke the contract (for example it allocated more than
     /// the plan, or reported no progress).
     ContractViolation(String),
@@ -59,6 +78,29 @@ impl fmt::Display for EngineError {
                 f,
                 "topology {topology} cannot run on this device: {reason}. Fix: force another topology or let the policy choose (auto)."
             ),
+            Self::BatchMemory {
+                required_bytes,
+                budget_bytes,
+                lanes,
+                keep_depths,
+            } => write!(
+                f,
+                "a batch pass of {lanes} searches needs {required_bytes} bytes of device memory with the graph{}, but the budget is {budget_bytes}. Fix: {}raise the memory budget, or use a device with more memory.",
+                if *keep_depths {
+                    ", keeping every depth"
+                } else {
+                    ""
+                },
+                if *keep_depths {
+                    "keep counts only (no per-vertex depths), "
+                } else {
+                    ""
+                }
+            ),
+            Self::HostMemory { what, bytes } => write!(
+                f,
+                "the host could not allocate {bytes} bytes for {what}. Fix: ask for fewer searches at once or keep counts only."
+            ),
             Self::ContractViolation(what) => write!(
                 f,
                 "backend contract violated: {what}. Fix: this is a vyre bug; please report it with the graph and backend."
@@ -85,6 +127,10 @@ impl From<SourceError> for EngineError {
     fn from(e: SourceError) -> Self {
         match e {
             SourceError::Empty => Self::NoSources,
+            // The engine splits batches into passes of at most 64.
+            SourceError::TooManyLanes { given } => Self::ContractViolation(format!(
+                "a batch pass was given {given} sources, more than its lanes"
+            )),
             SourceError::OutOfRange {
                 source,
                 vertex_count,

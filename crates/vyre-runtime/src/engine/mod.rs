@@ -12,30 +12,30 @@
 //!    backend runs it and reports what it measured;
 //! 6. the search position (in [`telemetry`]) moves past the levels that ran.
 
+mod batch;
 mod error;
 mod request;
 pub(crate) mod telemetry;
+mod waves;
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use vyre_driver::backend::{
     Backend, DeviceCapabilities, DeviceLayout, LayoutBytes, SearchPosition, SearchSources,
-    WaveCommand, WaveReport,
 };
 use vyre_driver::megakernel_execution::{
-    MegakernelExecutionPlanner, MegakernelExecutionTopology, MegakernelGraphShape,
-    MegakernelMemoryPlan, plan_megakernel_memory_budget,
+    MegakernelExecutionTopology, MegakernelGraphShape, MegakernelMemoryPlan,
+    plan_megakernel_memory_budget,
 };
 use vyre_graph::Graph;
 
+pub use batch::{BatchRequest, BatchResult, LaneResult, PassTrace};
 pub use error::EngineError;
 pub use request::{ChainMode, LevelTrace, SearchRequest, SearchResult, TopologyChoice};
 
-use crate::plan::chain::{ChainLength, MAX_FUSED_LEVELS};
-use crate::plan::grid::{FrontierSize, size_launch};
-use crate::plan::topology::TopologyPlanner;
-use telemetry::SearchTelemetry;
+use crate::plan::chain::MAX_FUSED_LEVELS;
+use waves::WavePlan;
 
 /// The graph on the engine's device, with its layout and memory plan.
 struct LoadedGraph {
@@ -151,99 +151,22 @@ impl Engine {
     /// device cannot run, or a backend failure.
     pub fn bfs(&mut self, request: &SearchRequest<'_>) -> Result<SearchResult, EngineError> {
         let loaded = self.loaded.as_ref().ok_or(EngineError::NoGraph)?;
-        let graph = &loaded.graph;
-        let sources = SearchSources::new(request.sources, graph)?;
-        let caps = self.backend.capabilities().clone();
-        if let TopologyChoice::Forced(topology) = request.topology {
-            check_launchable(topology, &caps)?;
-            plan_memory(topology, graph, &loaded.bytes, loaded.budget_bytes)?;
-        }
-        let mut telemetry = SearchTelemetry::start(
-            graph.vertex_count(),
-            graph.edge_count(),
-            SearchPosition::start(&sources),
-        );
-        let mut planner = TopologyPlanner::default();
-        let mut chains = ChainLength::new();
-        let mut levels = Vec::new();
-        let mut commands = 0u32;
-        let started = Instant::now();
+        let sources = SearchSources::new(request.sources, &loaded.graph)?;
+        let plan = WavePlan::new(
+            self.backend.as_ref(),
+            loaded,
+            request.topology,
+            request.chaining,
+        )?;
         self.backend.begin_search(&sources)?;
-
-        while telemetry.position.frontier_len > 0 {
-            let (topology, explanation) = match request.topology {
-                TopologyChoice::Forced(t) => (t, format!("forced|topology={t:?}")),
-                TopologyChoice::Auto => {
-                    let req = telemetry.request(&loaded.bytes, loaded.budget_bytes, &caps);
-                    let plan = planner.plan_execution(req)?;
-                    let explanation = planner
-                        .last_decision()
-                        .map(|d| {
-                            let mut d = *d;
-                            d.topology = plan.topology;
-                            d.stable_explanation()
-                        })
-                        .unwrap_or_default();
-                    if telemetry.is_blind() {
-                        // Nothing was measured yet: this choice must not anchor
-                        // the hysteresis of the first measured decision.
-                        planner.reset();
-                    }
-                    (plan.topology, explanation)
-                }
-            };
-            let max_levels = chains.levels(
-                request.chaining,
-                topology,
-                &telemetry,
-                caps.launch_overhead_ns,
-            );
-            let position = telemetry.position;
-            let launch = size_launch(
-                topology,
-                FrontierSize {
-                    vertices: position.frontier_len,
-                    edges: position.frontier_edges,
-                    graph_vertices: graph.vertex_count(),
-                    graph_edges: graph.edge_count(),
-                },
-                &caps,
-            )?;
-            let command = WaveCommand {
-                topology,
-                position,
-                max_levels,
-                launch,
-                band_max_frontier_edges: ChainLength::band_max_frontier_edges(
-                    topology, max_levels, &telemetry,
-                ),
-            }
-            .check(&caps, &loaded.layout)?;
-            tracing::debug!(target: "vyre::wave", level = position.level, max_levels, "{explanation}");
-            let report = self.backend.run_wave(&command)?;
-            check_report(&report, &position, max_levels)?;
-            for record in &report.levels {
-                levels.push(LevelTrace {
-                    level: record.level,
-                    command: commands,
-                    command_levels: report.levels.len() as u32,
-                    topology,
-                    explanation: explanation.clone(),
-                    frontier_in: record.frontier_in,
-                    frontier_out: record.frontier_out,
-                    edges_examined: record.edges_examined,
-                    device_ns: record.device_ns,
-                    command_wall_ns: report.wall_ns,
-                });
-            }
-            telemetry.observe(topology, &report, caps.launch_overhead_ns);
-            chains.ran(report.levels.len() as u32);
-            commands += 1;
-        }
-        let search_time = started.elapsed();
-
+        let (levels, search_time) = plan.run(
+            self.backend.as_mut(),
+            loaded,
+            SearchPosition::start(&sources),
+            |backend, command| backend.run_wave(command),
+        )?;
         let readback_started = Instant::now();
-        let n = graph.vertex_count() as usize;
+        let n = loaded.graph.vertex_count() as usize;
         let mut depths = vec![0u32; n];
         let mut parents = vec![0u32; n];
         self.backend.read_depths(&mut depths)?;
@@ -279,53 +202,4 @@ fn plan_memory(
         bytes.output_bytes,
         budget_bytes,
     )?)
-}
-
-fn check_launchable(
-    topology: MegakernelExecutionTopology,
-    caps: &DeviceCapabilities,
-) -> Result<(), EngineError> {
-    if topology == MegakernelExecutionTopology::FusedWave && !caps.can_fuse() {
-        return Err(EngineError::TopologyUnavailable {
-            topology: format!("{topology:?}"),
-            reason: format!(
-                "{} has no device-wide barrier ({})",
-                caps.device_name, caps.barrier_reason
-            ),
-        });
-    }
-    Ok(())
-}
-
-/// A report must hold 1 to `max_levels` records that continue the search
-/// from `position`: consecutive depths, each level's frontier the one the
-/// level before discovered.
-fn check_report(
-    report: &WaveReport,
-    position: &SearchPosition,
-    max_levels: u32,
-) -> Result<(), EngineError> {
-    if report.levels.is_empty() || report.levels.len() > max_levels as usize {
-        return Err(EngineError::ContractViolation(format!(
-            "a command allowed {max_levels} levels reported {}",
-            report.levels.len()
-        )));
-    }
-    let mut frontier = position.frontier_len;
-    for (k, record) in report.levels.iter().enumerate() {
-        let level = position.level.saturating_add(k as u32);
-        if record.level != level || record.frontier_in != frontier {
-            return Err(EngineError::ContractViolation(format!(
-                "level record {k} says depth {} with a frontier of {}, but the search is at depth {level} with {frontier}",
-                record.level, record.frontier_in
-            )));
-        }
-        if record.frontier_out == 0 && k + 1 < report.levels.len() {
-            return Err(EngineError::ContractViolation(format!(
-                "level record {k} discovered nothing but the command reported further levels"
-            )));
-        }
-        frontier = record.frontier_out;
-    }
-    Ok(())
 }
