@@ -184,6 +184,30 @@ pub fn lane_levels_in_staging(levels: u32, staging_bytes: u64) -> u32 {
         .min(levels)
 }
 
+/// The lane counts of the first `ran` levels of a command: those in
+/// `staged` (the words its epilogue copied to staging after the level
+/// records), the rest read by `read` (from the byte offset of the first
+/// missing level in the tallies, into the words given).
+///
+/// # Errors
+///
+/// `read`'s error.
+pub fn lane_counts_read(
+    ran: u32,
+    staged: &[u32],
+    read: impl FnOnce(u64, &mut [u32]) -> Result<(), BackendError>,
+) -> Result<Vec<LaneCounts>, BackendError> {
+    let mut counts = lane_counts_of(staged);
+    counts.truncate(ran as usize);
+    let have = counts.len() as u64;
+    if have < u64::from(ran) {
+        let mut rest = vec![0u32; (u64::from(ran) - have) as usize * BATCH_LANES as usize];
+        read(have * LANE_COUNT_BYTES, &mut rest)?;
+        counts.extend(lane_counts_of(&rest));
+    }
+    Ok(counts)
+}
+
 /// The lane counts of consecutive levels in `words` (64 a level).
 #[must_use]
 pub fn lane_counts_of(words: &[u32]) -> Vec<LaneCounts> {
@@ -391,5 +415,15 @@ mod tests {
         let words: Vec<u32> = (0..128).collect();
         let counts = lane_counts_of(&words);
         assert_eq!((counts.len(), counts[1][0], counts[1][63]), (2, 64, 127));
+        // One level ran of two staged; three ran of two staged.
+        let one = lane_counts_read(1, &words, |_, _| panic!("nothing to read")).unwrap();
+        assert_eq!(one, counts[..1]);
+        let three = lane_counts_read(3, &words, |at, rest| {
+            assert_eq!((at, rest.len()), (512, 64));
+            rest.fill(7);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!((three.len(), three[1][5], three[2][63]), (3, 69, 7));
     }
 }
