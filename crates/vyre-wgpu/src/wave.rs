@@ -6,7 +6,9 @@
 use std::time::Instant;
 
 use vyre_driver::backend::{BackendError, CheckedCommand, LaneCounts, WaveReport};
-use vyre_wgsl_abi::batch::{LANE_COUNT_BYTES, lane_counts_read, lane_levels_in_staging};
+use vyre_wgsl_abi::batch::{
+    LANE_COUNT_BYTES, lane_counts_read, lane_levels_in_staging, lane_readback_bytes,
+};
 use vyre_wgsl_abi::control::{ARGS_RESET, RECORD_BASE_WORDS};
 use vyre_wgsl_abi::{CommandPlan, levels_run, readback_bytes};
 
@@ -129,11 +131,15 @@ pub(crate) fn run(
         (end.saturating_sub(begin) as f64 * timestamp_period_ns) as u64
     });
     let run = levels_run(command, records)?;
-    let lanes = match batch {
-        Some(batch) => lane_counts_read(run.levels.len() as u32, lane_words, |at, rest| {
-            read_words_at(device, queue, (&batch.tallies, at), &graph.staging, rest)
-        })?,
-        None => Vec::new(),
+    let ran = run.levels.len() as u32;
+    let (lanes, lane_bytes) = match batch {
+        Some(batch) => (
+            lane_counts_read(ran, lane_words, |at, rest| {
+                read_words_at(device, queue, (&batch.tallies, at), &graph.staging, rest)
+            })?,
+            lane_readback_bytes(ran, lanes_in_staging),
+        ),
+        None => (Vec::new(), 0),
     };
     let mut levels = run.levels;
     // Chained levels are timed together, not one by one.
@@ -144,7 +150,7 @@ pub(crate) fn run(
         levels,
         wall_ns,
         device_ns,
-        readback_bytes,
+        readback_bytes: readback_bytes + lane_bytes,
     };
     Ok(CommandOutcome {
         report,

@@ -208,6 +208,13 @@ pub fn lane_counts_read(
     Ok(counts)
 }
 
+/// Bytes of lane counts a command of which `staged` levels' counts came
+/// with the records and `ran` levels ran reads back in all.
+#[must_use]
+pub fn lane_readback_bytes(ran: u32, staged: u32) -> u64 {
+    u64::from(ran.max(staged)) * LANE_COUNT_BYTES
+}
+
 /// The lane counts of consecutive levels in `words` (64 a level).
 #[must_use]
 pub fn lane_counts_of(words: &[u32]) -> Vec<LaneCounts> {
@@ -425,5 +432,7 @@ mod tests {
         })
         .unwrap();
         assert_eq!((three.len(), three[1][5], three[2][63]), (3, 69, 7));
+        assert_eq!(lane_readback_bytes(1, 2), 512);
+        assert_eq!(lane_readback_bytes(3, 2), 768);
     }
 }
