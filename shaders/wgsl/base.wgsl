@@ -1,7 +1,7 @@
 // Shared by every vyre kernel that touches the graph or the search state
 // (every per-wave kernel and the fused one; Rust prepends it first, see
 // vyre-wgsl-abi's kernels.rs): the overrides, the control-block words, the
-// level records, the bindings of the graph, depth, parent and history, edge
+// level records, the bindings of the graph, depth and history, edge
 // lookup, the workgroup scan, the per-level counters and the appends to the
 // next frontier. The modules after it supply what the counters are added
 // through: `p_record` (the running level's record), `add_found` and
@@ -75,7 +75,8 @@ const R_GRID: u32 = 3u;           // workgroups the level ran with
 @group(0) @binding(1) var<storage, read> out_offsets: array<u32>;
 @group(0) @binding(2) var<storage, read> in_offsets: array<u32>;
 @group(0) @binding(3) var<storage, read_write> depth: array<atomic<u32>>;
-@group(0) @binding(4) var<storage, read_write> parent: array<u32>;
+// Binding 4 is the parent array of a search (visit.wgsl, fused.wgsl) or a
+// batch pass's seen words (batch.wgsl).
 
 // Edge arrays larger than one binding are split into segments of equal size
 // (the last holds the rest). Unused segment bindings repeat segment 0.

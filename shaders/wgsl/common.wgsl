@@ -1,16 +1,17 @@
 // Shared by every per-wave kernel, after base.wgsl: the frontier buffers,
 // the work array, the dispatch arguments and level words of a chain, and
-// the discovery helpers (queue appends, top-down and bottom-up visits).
+// where an append to the next queue goes. The visits come next: visit.wgsl
+// for a search, batch.wgsl for a batch pass.
 
 // Level words of a frontier set (this_level / next_level).
 const L_INDEX: u32 = 0u;          // index within the command of the level that runs on this set
 const L_PIECES: u32 = 1u;         // Hybrid: heavy-vertex pieces appended by that level
 
-// The frontier of the running level (set d) and the next one (set 1 - d).
+// The frontier of the running level (set d) and the next one (set 1 - d):
+// queues here; a search's bitmaps (visit.wgsl) or a batch pass's words
+// (batch.wgsl) in bindings 7 and 8.
 @group(0) @binding(5) var<storage, read_write> queue_in: array<u32>;
 @group(0) @binding(6) var<storage, read_write> queue_out: array<u32>;
-@group(0) @binding(7) var<storage, read_write> bitmap_in: array<atomic<u32>>;
-@group(0) @binding(8) var<storage, read_write> bitmap_out: array<atomic<u32>>;
 // Scratch of the top-down kernels: Sparse's chunk scans (per-vertex offsets
 // within a chunk, then the chunk totals) or Hybrid's heavy-vertex pieces
 // (vertex, first edge). Sized by DeviceLayout::work_bytes.
@@ -28,31 +29,4 @@ const L_PIECES: u32 = 1u;         // Hybrid: heavy-vertex pieces appended by tha
 // Entry `slot` of the next frontier queue (base.wgsl's appends).
 fn store_found(slot: u32, v: u32) {
     queue_out[slot] = v;
-}
-
-// Top-down discovery of `v` from frontier vertex `u`: the invocation that
-// claims v writes its parent and appends it to the next queue.
-fn push_visit(u: u32, v: u32, next_depth: u32) {
-    if claim(v, next_depth) {
-        parent[v] = u;
-        append_next(v);
-        p_out_edges += out_degree(v);
-    }
-}
-
-fn bit_set(word: u32, bit: u32) -> bool {
-    return ((word >> bit) & 1u) != 0u;
-}
-
-fn in_frontier_bitmap(u: u32) -> bool {
-    return bit_set(atomicLoad(&bitmap_in[u >> 5u]), u & 31u);
-}
-
-// Bottom-up discovery of `v` (owned by exactly one invocation) with frontier
-// parent `u`: depth, parent and counters; the caller records the next-frontier bit.
-fn pull_visit(v: u32, u: u32, next_depth: u32) {
-    atomicStore(&depth[v], next_depth);
-    parent[v] = u;
-    p_found += 1u;
-    p_out_edges += out_degree(v);
 }

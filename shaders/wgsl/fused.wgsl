@@ -68,6 +68,7 @@ const MODE_PROBE: u32 = 1u;
 // invocations takes together.
 const RUN: u32 = 32u;
 
+@group(0) @binding(4) var<storage, read_write> parent: array<u32>;
 @group(0) @binding(5) var<storage, read_write> queue_in: array<atomic<u32>>;
 @group(0) @binding(6) var<storage, read_write> queue_out: array<atomic<u32>>;
 // The piece lists (levels), or one marker per workgroup (probe).

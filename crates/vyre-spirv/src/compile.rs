@@ -144,7 +144,7 @@ pub fn generate(root: &Path) -> Result<Vec<GeneratedModule>, SpirvError> {
         for &width in widths(kernel) {
             let words = compile(&source, kernel.entry_point(), width)?;
             out.push(GeneratedModule {
-                file_name: file_name(kernel.entry_point(), width),
+                file_name: file_name(kernel.name(), width),
                 bytes: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
             });
         }

@@ -6,6 +6,7 @@
 //! launches follow the engine's rules, not its policy.
 #![forbid(unsafe_code)]
 
+pub mod batch;
 pub mod shapes;
 pub mod suites;
 
@@ -215,56 +216,16 @@ pub fn search_with<B: Backend + LevelGrids>(
     shape: Shape<'_>,
 ) -> Search {
     let n = graph.vertex_count();
-    let mut at = begin(backend, graph, sources);
-    let mut levels = Vec::new();
-    let mut commands = 0;
-    while at.frontier_len > 0 {
-        let topology = schedule(at.level);
-        let launch = shape(backend.capabilities(), topology, &at);
-        let command = WaveCommand {
-            topology,
-            position: at,
-            max_levels: chain,
-            launch,
-            band_max_frontier_edges: u64::MAX,
-        }
-        .check(backend.capabilities(), layout)
-        .expect("the test's command is valid");
-        let report = backend.run_wave(&command).expect("wave runs");
-        commands += 1;
-        assert!(
-            !report.levels.is_empty(),
-            "a non-empty frontier runs a level"
-        );
-        assert!(report.levels.len() <= chain as usize);
-        assert!(report.readback_bytes > 0);
-        let grids = backend.last_level_grids();
-        assert_eq!(grids.len(), report.levels.len());
-        let mut engine_grid = u32::try_from(launch.workgroups()).expect("grid fits");
-        for (k, (record, &grid)) in (0u32..).zip(report.levels.iter().zip(grids)) {
-            assert_eq!(record.level, at.level + k);
-            levels.push(Level {
-                topology,
-                level: record.level,
-                frontier_in: record.frontier_in,
-                frontier_out: record.frontier_out,
-                out_edges: record.frontier_out_edges,
-                examined: record.edges_examined,
-                device_ns: record.device_ns,
-                grid,
-                engine_grid,
-            });
-            engine_grid = launch.next_level_workgroups(
-                topology,
-                record.frontier_out,
-                record.frontier_out_edges,
-                n,
-            );
-        }
-        let last = report.levels.last().expect("a level ran");
-        at = at.after(topology, report.levels.len() as u32, last);
-        assert!(commands <= n as usize + 1, "search does not terminate");
-    }
+    let start = begin(backend, graph, sources);
+    let waves = Waves {
+        layout,
+        chain,
+        schedule,
+        shape,
+    };
+    let (levels, commands) = waves.run(backend, start, &mut |backend, command| {
+        backend.run_wave(command).expect("wave runs")
+    });
     let mut depths = vec![0; n as usize];
     let mut parents = vec![0; n as usize];
     backend.read_depths(&mut depths).expect("depths read back");
@@ -276,6 +237,84 @@ pub fn search_with<B: Backend + LevelGrids>(
         parents,
         levels,
         commands,
+    }
+}
+
+/// How a test search's commands are made: each uses `schedule(level)`'s
+/// topology, chains up to `chain` levels and is launched as `shape` says.
+pub struct Waves<'a> {
+    /// The uploaded layout.
+    pub layout: &'a DeviceLayout,
+    /// Most levels a command runs.
+    pub chain: u32,
+    /// The topology of the command starting at each level.
+    pub schedule: &'a dyn Fn(u32) -> T,
+    /// The launch of each command.
+    pub shape: Shape<'a>,
+}
+
+impl Waves<'_> {
+    /// Run commands from `start` through `run` until the frontier is empty;
+    /// check that every report continues the search, and return every
+    /// level with the grid it ran on, and the commands issued.
+    pub fn run<B: Backend + LevelGrids>(
+        &self,
+        backend: &mut B,
+        start: SearchPosition,
+        run: &mut dyn FnMut(&mut B, &CheckedCommand) -> vyre_driver::backend::WaveReport,
+    ) -> (Vec<Level>, usize) {
+        let n = self.layout.vertex_count;
+        let mut at = start;
+        let mut levels = Vec::new();
+        let mut commands = 0;
+        while at.frontier_len > 0 {
+            let topology = (self.schedule)(at.level);
+            let launch = (self.shape)(backend.capabilities(), topology, &at);
+            let command = WaveCommand {
+                topology,
+                position: at,
+                max_levels: self.chain,
+                launch,
+                band_max_frontier_edges: u64::MAX,
+            }
+            .check(backend.capabilities(), self.layout)
+            .expect("the test's command is valid");
+            let report = run(backend, &command);
+            commands += 1;
+            assert!(
+                !report.levels.is_empty(),
+                "a non-empty frontier runs a level"
+            );
+            assert!(report.levels.len() <= self.chain as usize);
+            assert!(report.readback_bytes > 0);
+            let grids = backend.last_level_grids();
+            assert_eq!(grids.len(), report.levels.len());
+            let mut engine_grid = u32::try_from(launch.workgroups()).expect("grid fits");
+            for (k, (record, &grid)) in (0u32..).zip(report.levels.iter().zip(grids)) {
+                assert_eq!(record.level, at.level + k);
+                levels.push(Level {
+                    topology,
+                    level: record.level,
+                    frontier_in: record.frontier_in,
+                    frontier_out: record.frontier_out,
+                    out_edges: record.frontier_out_edges,
+                    examined: record.edges_examined,
+                    device_ns: record.device_ns,
+                    grid,
+                    engine_grid,
+                });
+                engine_grid = launch.next_level_workgroups(
+                    topology,
+                    record.frontier_out,
+                    record.frontier_out_edges,
+                    n,
+                );
+            }
+            let last = report.levels.last().expect("a level ran");
+            at = at.after(topology, report.levels.len() as u32, last);
+            assert!(commands <= n as usize + 1, "search does not terminate");
+        }
+        (levels, commands)
     }
 }
 
@@ -376,28 +415,36 @@ pub fn check_counts(reference: &Reference<'_>, result: &Search, what: &str) {
             );
         }
     }
-    let vertices = |d| Reference::at(&reference.vertices, d);
-    let edges = |d| Reference::at(&reference.edges, d);
     for l in &result.levels {
-        let at = l.level;
-        assert_eq!(
-            u64::from(l.frontier_in),
-            vertices(at),
-            "{what}: level {at} frontier_in"
-        );
-        assert_eq!(
-            u64::from(l.frontier_out),
-            vertices(at + 1),
-            "{what}: level {at} frontier_out"
-        );
-        assert_eq!(
-            l.out_edges,
-            edges(at + 1),
-            "{what}: level {at} frontier_out_edges"
-        );
-        if TOP_DOWN.contains(&l.topology) {
-            assert_eq!(l.examined, edges(at), "{what}: level {at} edges examined");
-        }
+        let top_down = TOP_DOWN.contains(&l.topology);
+        check_level(l, &reference.vertices, &reference.edges, top_down, what);
+    }
+}
+
+/// Check a level's frontier in and out, the out-edges it found and, when
+/// it ran `top_down`, the edges it examined, against the vertices at each
+/// depth and their out-edges.
+pub fn check_level(l: &Level, vertices: &[u64], edges: &[u64], top_down: bool, what: &str) {
+    let at = l.level;
+    let vertices = |d| Reference::at(vertices, d);
+    let edges = |d| Reference::at(edges, d);
+    assert_eq!(
+        u64::from(l.frontier_in),
+        vertices(at),
+        "{what}: level {at} frontier_in"
+    );
+    assert_eq!(
+        u64::from(l.frontier_out),
+        vertices(at + 1),
+        "{what}: level {at} frontier_out"
+    );
+    assert_eq!(
+        l.out_edges,
+        edges(at + 1),
+        "{what}: level {at} frontier_out_edges"
+    );
+    if top_down {
+        assert_eq!(l.examined, edges(at), "{what}: level {at} edges examined");
     }
 }
 
@@ -513,6 +560,19 @@ macro_rules! topologies_tests {
     ($run:path) => {
         $crate::suite_tests!($run =>
             topologies::every_topology_matches_the_reference_on_every_shape,
+        );
+    };
+}
+
+/// The tests of [`suites::batch`], run by `$run`.
+#[macro_export]
+macro_rules! batch_tests {
+    ($run:path) => {
+        $crate::suite_tests!($run =>
+            batch::every_topology_matches_the_reference_lane_by_lane,
+            batch::chained_passes_match_the_reference,
+            batch::batch_state_is_held_as_its_layout_lists_and_reused,
+            batch::batch_misuse_is_a_typed_error,
         );
     };
 }

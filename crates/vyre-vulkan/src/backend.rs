@@ -5,18 +5,20 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use vyre_driver::backend::{
-    Backend, BackendError, CheckedCommand, DEVICE_WAIT_LIMIT, DeviceCapabilities, DeviceLayout,
-    SearchSources, WaveReport,
+    Backend, BackendError, BatchLayout, BatchReport, BatchSources, CheckedCommand,
+    DEVICE_WAIT_LIMIT, DeviceCapabilities, DeviceLayout, SearchSources, WaveReport,
 };
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
 use vyre_graph::Graph;
+use vyre_wgsl_abi::batch::check_batch_layout;
 use vyre_wgsl_abi::records::LevelGrids;
 
+use crate::batch::{BatchState, check_bindable};
 use crate::calibrate::launch_overhead_ns;
 use crate::capabilities::{
     BudgetSource, Measured, Overrides, binding_limit, capabilities, check_usable, memory_budget,
 };
-use crate::error::{not_uploaded, poisoned};
+use crate::error::{no_batch, not_uploaded, poisoned};
 use crate::gpu::{Gpu, GpuRequest};
 use crate::kernels::Kernels;
 use crate::probe::{BarrierVerdict, probe_device};
@@ -69,6 +71,8 @@ pub struct VulkanBackend {
     // they name, then the pipelines, then the device; or all leaked when
     // the device is poisoned (it may still run work that uses them).
     pub(crate) records: ManuallyDrop<CommandCache<ChainShape, Recorded>>,
+    /// The batch pass begun last, until the next upload.
+    pub(crate) batch: ManuallyDrop<Option<BatchState>>,
     pub(crate) resident: ManuallyDrop<Option<Resident>>,
     pub(crate) kernels: ManuallyDrop<Kernels>,
     pub(crate) gpu: ManuallyDrop<Gpu>,
@@ -101,6 +105,7 @@ impl Drop for VulkanBackend {
         // every one was waited for, or the device would be poisoned).
         unsafe {
             ManuallyDrop::drop(&mut self.records);
+            ManuallyDrop::drop(&mut self.batch);
             ManuallyDrop::drop(&mut self.resident);
             ManuallyDrop::drop(&mut self.kernels);
             ManuallyDrop::drop(&mut self.gpu);
@@ -157,6 +162,7 @@ impl VulkanBackend {
         );
         Ok(Self {
             records: ManuallyDrop::new(CommandCache::new(RECORDED_CHAINS)),
+            batch: ManuallyDrop::new(None),
             resident: ManuallyDrop::new(None),
             kernels: ManuallyDrop::new(kernels),
             binding_limit: binding_limit(&gpu.facts),
@@ -263,6 +269,7 @@ impl Backend for VulkanBackend {
         // Recordings name the previous graph's buffers and sets: drop them,
         // then the buffers, before allocating the next graph.
         self.records.new_graph();
+        *self.batch = None;
         *self.resident = None;
         let mut resident = allocate(&self.gpu, &self.kernels, graph, layout)?;
         resident.fill(&self.gpu, graph)?;
@@ -274,6 +281,7 @@ impl Backend for VulkanBackend {
     /// blocks may reserve a little more: [`VulkanBackend::allocator_report`]).
     fn allocated_bytes(&self) -> u64 {
         self.resident.as_ref().map_or(0, Resident::bytes)
+            + self.batch.as_ref().map_or(0, BatchState::bytes)
     }
 
     fn begin_search(&mut self, sources: &SearchSources) -> Result<(), BackendError> {
@@ -283,27 +291,7 @@ impl Backend for VulkanBackend {
     }
 
     fn run_wave(&mut self, command: &CheckedCommand) -> Result<WaveReport, BackendError> {
-        self.usable()?;
-        let resident = self.resident.as_mut().ok_or_else(not_uploaded)?;
-        let cx = WaveContext {
-            gpu: &self.gpu,
-            kernels: &mut self.kernels,
-            records: &mut self.records,
-            recordings: &mut self.recordings,
-            resident,
-        };
-        let Outcome {
-            report,
-            timing,
-            grids,
-        } = if command.topology == MegakernelExecutionTopology::FusedWave {
-            crate::fused::run(cx, command)?
-        } else {
-            crate::wave::run(cx, command)?
-        };
-        self.last_timing = timing;
-        self.last_grids = grids;
-        Ok(report)
+        Ok(self.run_command(command, false)?.report)
     }
 
     fn read_depths(&mut self, out: &mut [u32]) -> Result<(), BackendError> {
@@ -312,6 +300,80 @@ impl Backend for VulkanBackend {
 
     fn read_parents(&mut self, out: &mut [u32]) -> Result<(), BackendError> {
         self.read_vertex_array(out, true)
+    }
+
+    fn begin_batch(
+        &mut self,
+        sources: &BatchSources,
+        layout: &BatchLayout,
+    ) -> Result<(), BackendError> {
+        self.usable()?;
+        let resident = self.resident.as_ref().ok_or_else(not_uploaded)?;
+        check_batch_layout(layout, sources, &resident.layout)?;
+        check_bindable(layout, self.binding_limit, &self.caps.device_name)?;
+        if self.batch.as_ref().is_none_or(|b| b.layout != *layout) {
+            // Recordings name the old batch's sets: drop them, then the
+            // batch's buffers, before allocating the new ones.
+            self.records.new_graph();
+            *self.batch = None;
+            *self.batch = Some(BatchState::allocate(
+                &self.gpu,
+                &self.kernels,
+                resident,
+                layout,
+            )?);
+        }
+        let batch = self.batch.as_ref().ok_or_else(no_batch)?;
+        batch.begin(&self.gpu, resident, sources)
+    }
+
+    fn run_batch_wave(&mut self, command: &CheckedCommand) -> Result<BatchReport, BackendError> {
+        let outcome = self.run_command(command, true)?;
+        Ok(BatchReport {
+            wave: outcome.report,
+            lanes: outcome.lanes,
+        })
+    }
+
+    fn read_batch_depths(&mut self, out: &mut [u32]) -> Result<(), BackendError> {
+        self.usable()?;
+        let resident = self.resident.as_ref().ok_or_else(not_uploaded)?;
+        let batch = self.batch.as_ref().ok_or_else(no_batch)?;
+        batch.read_depths(&self.gpu, resident, out)
+    }
+}
+
+impl VulkanBackend {
+    /// Run one command of a search, or of the batch pass begun last (whose
+    /// `FusedWave` commands run as recorded chains, see
+    /// `CommandPlan::of_batch`).
+    fn run_command(
+        &mut self,
+        command: &CheckedCommand,
+        batch: bool,
+    ) -> Result<Outcome, BackendError> {
+        self.usable()?;
+        let resident = self.resident.as_mut().ok_or_else(not_uploaded)?;
+        let batch = match batch {
+            true => Some(self.batch.as_ref().ok_or_else(no_batch)?),
+            false => None,
+        };
+        let cx = WaveContext {
+            gpu: &self.gpu,
+            kernels: &mut self.kernels,
+            records: &mut self.records,
+            recordings: &mut self.recordings,
+            resident,
+        };
+        let outcome =
+            if command.topology == MegakernelExecutionTopology::FusedWave && batch.is_none() {
+                crate::fused::run(cx, command)?
+            } else {
+                crate::wave::run(cx, command, batch)?
+            };
+        self.last_timing = outcome.timing;
+        self.last_grids.clone_from(&outcome.grids);
+        Ok(outcome)
     }
 }
 

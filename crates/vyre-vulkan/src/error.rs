@@ -52,3 +52,7 @@ pub(crate) fn poisoned() -> BackendError {
 pub(crate) fn not_uploaded() -> BackendError {
     BackendError::new("no graph is uploaded. Fix: call upload before searching.".to_string())
 }
+
+pub(crate) fn no_batch() -> BackendError {
+    BackendError::new("no batch pass is begun. Fix: call begin_batch before run_batch_wave.")
+}

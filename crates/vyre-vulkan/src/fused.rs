@@ -88,6 +88,7 @@ pub(crate) fn run(cx: WaveContext<'_>, command: &CheckedCommand) -> Result<Outco
                 history_levels: shape.levels,
                 clear_bitmap: false,
                 status: true,
+                tallies: None,
             };
             record_command(gpu, resident, &[steps], &frame)
         })?;
@@ -135,6 +136,7 @@ pub(crate) fn run(cx: WaveContext<'_>, command: &CheckedCommand) -> Result<Outco
         },
         timing: phases.timing(fresh, shape.levels),
         grids: run.grids,
+        lanes: Vec::new(),
     })
 }
 

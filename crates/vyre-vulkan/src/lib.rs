@@ -20,9 +20,14 @@
 //! reach the device through staging. A `FusedWave` runs the persistent
 //! kernel (`fused.wgsl`) on devices whose probe verified co-residency, with
 //! bounded waits and an abort word the host sets past its deadline.
+//!
+//! Batch passes (up to 64 searches at once) run wgpu's batch kernels the
+//! same way, from descriptor sets of the batch state; a batch `FusedWave`
+//! command runs as a recorded chain of Hybrid levels on the fused grid.
 
 mod backend;
 mod barrier;
+mod batch;
 mod calibrate;
 mod capabilities;
 mod carve;

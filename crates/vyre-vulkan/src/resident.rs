@@ -32,7 +32,7 @@ pub(crate) struct Direction {
 pub(crate) struct Resident {
     // Field order is drop order: the sets and the timestamp pool before
     // the buffers.
-    _descriptors: Descriptors,
+    descriptors: Descriptors,
     /// Set `d` reads frontier set `d` (vyre-wgsl-abi's bindings).
     pub sets: [vk::DescriptorSet; 2],
     pub timestamps: Option<Timestamps>,
@@ -94,7 +94,7 @@ pub(crate) fn check_layout(
     Ok(())
 }
 
-const STATE: vk::BufferUsageFlags = vk::BufferUsageFlags::from_raw(
+pub(crate) const STATE: vk::BufferUsageFlags = vk::BufferUsageFlags::from_raw(
     vk::BufferUsageFlags::STORAGE_BUFFER.as_raw()
         | vk::BufferUsageFlags::TRANSFER_SRC.as_raw()
         | vk::BufferUsageFlags::TRANSFER_DST.as_raw(),
@@ -156,8 +156,6 @@ pub(crate) fn allocate(
     let b = buffers(&gpu.memory, layout)?;
     let carve = Carve::of(layout.work_bytes(), gpu.facts.storage_offset_alignment);
     let descriptors = Descriptors::new(&gpu.device, 2)?;
-    let set = |d: u32| descriptors.set(kernels.set_layout(), &ranges(&b, &carve, d));
-    let sets = [set(0)?, set(1)?];
     let timestamps = gpu
         .facts
         .timestamp_period_ns
@@ -168,9 +166,9 @@ pub(crate) fn allocate(
         .unwrap_or(layout.out_edges)
         .edges_per_segment;
     let narrow = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
-    Ok(Resident {
-        _descriptors: descriptors,
-        sets,
+    let mut resident = Resident {
+        descriptors,
+        sets: [vk::DescriptorSet::null(); 2],
         timestamps,
         layout: *layout,
         facts: GraphFacts::of(graph),
@@ -191,43 +189,15 @@ pub(crate) fn allocate(
         control: b.control,
         history: b.history,
         staging: b.staging,
-    })
-}
-
-/// What binding `binding` of frontier set `d`'s descriptor set holds.
-fn ranges(b: &Buffers, carve: &Carve, d: u32) -> Vec<Range> {
-    let inward = b.inward.as_ref().unwrap_or(&b.out);
-    let segment = |dir: &Direction, i: u32| {
-        Range::whole(
-            dir.segments
-                .get(i as usize)
-                .unwrap_or(&dir.segments[0])
-                .buffer,
-        )
     };
-    let work = |offset: u64, bytes: u64| Range {
-        buffer: b.work.buffer,
-        offset,
-        bytes,
+    let set = |d: u32| {
+        let ranges: Vec<Range> = (0..FUSED_STORAGE_BINDINGS)
+            .map(|binding| resident.range(state_binding(binding, d)))
+            .collect();
+        resident.descriptors.set(kernels.set_layout(), &ranges)
     };
-    (0..FUSED_STORAGE_BINDINGS)
-        .map(|binding| match state_binding(binding, d) {
-            Buffer::Control => Range::whole(b.control.buffer),
-            Buffer::OutOffsets => Range::whole(b.out.offsets.buffer),
-            Buffer::InOffsets => Range::whole(inward.offsets.buffer),
-            Buffer::Depth => Range::whole(b.depth.buffer),
-            Buffer::Parent => Range::whole(b.parent.buffer),
-            Buffer::Queue(i) => Range::whole(b.queues[i as usize].buffer),
-            Buffer::Bitmap(i) => Range::whole(b.bitmaps[i as usize].buffer),
-            Buffer::Work => work(0, carve.work_bytes),
-            Buffer::OutSegment(i) => segment(&b.out, i),
-            Buffer::InSegment(i) => segment(inward, i),
-            Buffer::History => Range::whole(b.history.buffer),
-            Buffer::Args(i) => work(carve.args[i as usize], ARGS_BYTES),
-            Buffer::LevelWords(i) => work(carve.level_words[i as usize], LEVEL_WORDS_BYTES),
-            Buffer::HostWords => Range::whole(b.staging.buffer),
-        })
-        .collect()
+    resident.sets = [set(0)?, set(1)?];
+    Ok(resident)
 }
 
 fn buffers(memory: &Memory, layout: &DeviceLayout) -> Result<Buffers, BackendError> {
@@ -254,6 +224,41 @@ fn buffers(memory: &Memory, layout: &DeviceLayout) -> Result<Buffers, BackendErr
 }
 
 impl Resident {
+    /// What a binding naming `held` (vyre-wgsl-abi's bindings) sees.
+    pub(crate) fn range(&self, held: Buffer) -> Range {
+        let inward = self.inward.as_ref().unwrap_or(&self.out);
+        let segment = |dir: &Direction, i: u32| {
+            Range::whole(
+                dir.segments
+                    .get(i as usize)
+                    .unwrap_or(&dir.segments[0])
+                    .buffer,
+            )
+        };
+        let work = |offset: u64, bytes: u64| Range {
+            buffer: self.work.buffer,
+            offset,
+            bytes,
+        };
+        let carve = &self.carve;
+        match held {
+            Buffer::Control => Range::whole(self.control.buffer),
+            Buffer::OutOffsets => Range::whole(self.out.offsets.buffer),
+            Buffer::InOffsets => Range::whole(inward.offsets.buffer),
+            Buffer::Depth => Range::whole(self.depth.buffer),
+            Buffer::Parent => Range::whole(self.parent.buffer),
+            Buffer::Queue(i) => Range::whole(self.queues[i as usize].buffer),
+            Buffer::Bitmap(i) => Range::whole(self.bitmaps[i as usize].buffer),
+            Buffer::Work => work(0, carve.work_bytes),
+            Buffer::OutSegment(i) => segment(&self.out, i),
+            Buffer::InSegment(i) => segment(inward, i),
+            Buffer::History => Range::whole(self.history.buffer),
+            Buffer::Args(i) => work(carve.args[i as usize], ARGS_BYTES),
+            Buffer::LevelWords(i) => work(carve.level_words[i as usize], LEVEL_WORDS_BYTES),
+            Buffer::HostWords => Range::whole(self.staging.buffer),
+        }
+    }
+
     /// Every buffer with its bytes, for `allocated_bytes` and tests.
     pub(crate) fn buffers(&self) -> Vec<&DeviceBuffer> {
         let mut all = vec![&self.out.offsets];

@@ -38,6 +38,15 @@ const HYBRID_PIECES: Widths = at_every_width!("hybrid_pieces");
 const DENSE: Widths = at_every_width!("dense");
 const DENSE_CLEAR_NEXT: Widths = at_every_width!("dense_clear_next");
 const BLOCK_DENSE: Widths = at_every_width!("block_dense");
+const BATCH_TO_QUEUE: Widths = at_every_width!("batch_to_queue");
+const BATCH_PUSH_END: Widths = at_every_width!("batch_push_end");
+const BATCH_WARP_SPARSE: Widths = at_every_width!("batch_warp_sparse");
+const BATCH_SPARSE_SCAN: Widths = at_every_width!("batch_sparse_scan");
+const BATCH_SPARSE: Widths = at_every_width!("batch_sparse");
+const BATCH_HYBRID: Widths = at_every_width!("batch_hybrid");
+const BATCH_HYBRID_PIECES: Widths = at_every_width!("batch_hybrid_pieces");
+const BATCH_DENSE: Widths = at_every_width!("batch_dense");
+const BATCH_BLOCK_DENSE: Widths = at_every_width!("batch_block_dense");
 const NOOP: &[u8] = include_bytes!("../../../shaders/spirv/noop.w1.spv");
 const FUSED: &[u8] = include_bytes!("../../../shaders/spirv/fused.w256.spv");
 
@@ -59,6 +68,15 @@ pub(crate) fn module(kernel: Kernel, width: u32) -> Option<&'static [u8]> {
         Kernel::Dense => &DENSE,
         Kernel::DenseClearNext => &DENSE_CLEAR_NEXT,
         Kernel::BlockDense => &BLOCK_DENSE,
+        Kernel::BatchToQueue => &BATCH_TO_QUEUE,
+        Kernel::BatchPushEnd => &BATCH_PUSH_END,
+        Kernel::BatchWarpSparse => &BATCH_WARP_SPARSE,
+        Kernel::BatchSparseScan => &BATCH_SPARSE_SCAN,
+        Kernel::BatchSparse => &BATCH_SPARSE,
+        Kernel::BatchHybrid => &BATCH_HYBRID,
+        Kernel::BatchHybridPieces => &BATCH_HYBRID_PIECES,
+        Kernel::BatchDense => &BATCH_DENSE,
+        Kernel::BatchBlockDense => &BATCH_BLOCK_DENSE,
     };
     if !width.is_power_of_two() || width > LARGEST_WIDTH {
         return None;

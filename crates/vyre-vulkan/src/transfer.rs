@@ -81,10 +81,20 @@ pub(crate) fn read_back(
     src: &DeviceBuffer,
     out: &mut [u32],
 ) -> Result<(), BackendError> {
+    read_back_at(gpu, staging, (src, 0), out)
+}
+
+/// Read `out.len()` words of `src.0` from byte `src.1` into `out`.
+pub(crate) fn read_back_at(
+    gpu: &Gpu,
+    staging: &DeviceBuffer,
+    src: (&DeviceBuffer, u64),
+    out: &mut [u32],
+) -> Result<(), BackendError> {
+    let (src, mut offset) = src;
     let per_piece = usize::try_from(staging.size / 4)
         .unwrap_or(usize::MAX)
         .max(1);
-    let mut offset = 0u64;
     for piece in out.chunks_mut(per_piece) {
         let bytes = (piece.len() * 4) as u64;
         copy(gpu, src.buffer, offset, staging.buffer, 0, bytes)?;

@@ -1,11 +1,17 @@
-//! Running one checked per-wave command: its chain (the frontier
-//! conversion, then up to `max_levels` levels, each later level sized on
-//! the device by the engine's rule) is recorded once per graph and chain
-//! shape and submitted again; the command's words reach the device through
-//! staging, and its level records and timestamps come back in one readback.
+//! Running one checked per-wave command, of a search or of a batch pass:
+//! its chain (the frontier conversion, then up to `max_levels` levels, each
+//! later level sized on the device by the engine's rule) is recorded once
+//! per graph and chain shape and submitted again; the command's words reach
+//! the device through staging, and its level records, timestamps (and a
+//! batch's lane counts, as far as staging holds them) come back in one
+//! readback.
 
 use ash::vk;
-use vyre_driver::backend::{BackendError, CheckedCommand, WaveCommand, WaveReport};
+use vyre_driver::backend::BATCH_LANES;
+use vyre_driver::backend::{BackendError, CheckedCommand, LaneCounts, WaveCommand, WaveReport};
+use vyre_wgsl_abi::batch::{
+    LANE_COUNT_BYTES, lane_counts_read, lane_levels_in_staging, lane_readback_bytes,
+};
 use vyre_wgsl_abi::control::{
     ARGS_BYTES, C_VERTEX_COUNT, COMMAND_WORDS, GRAPH_WORDS, HOST_WORDS, LEVEL_WORDS_BYTES,
     RECORD_BASE_WORDS, RECORD_WORDS, args_offset,
@@ -15,6 +21,7 @@ use vyre_wgsl_abi::{CommandPlan, Kernel, LevelsRun, levels_run, readback_bytes};
 use crate::barrier::{
     COMPUTE, EARLIER_WRITES, HOST_READ, INDIRECT, TRANSFER, TRANSFER_WRITE, barrier,
 };
+use crate::batch::BatchState;
 use crate::gpu::Gpu;
 use crate::host_words::{
     CONTROL_BYTES, GRID_AT, GRID_BYTES, STATUS_BYTES, status_at, write_command,
@@ -24,6 +31,7 @@ use crate::record::{ChainShape, CommandCache, Recorded, Step, record_chain};
 use crate::resident::Resident;
 use crate::submit::{submit_with_fence, wait_fence};
 use crate::timing::{HostTiming, Phases};
+use crate::transfer::read_back_at;
 
 /// Everything a command needs from the backend.
 pub(crate) struct WaveContext<'a> {
@@ -41,6 +49,8 @@ pub(crate) struct Outcome {
     pub timing: HostTiming,
     /// Workgroups each level that ran was dispatched with.
     pub grids: Vec<u32>,
+    /// A batch command's lane counts of each level that ran.
+    pub lanes: Vec<LaneCounts>,
 }
 
 /// The shape of a per-wave `command` whose kernels `plan` gives.
@@ -79,6 +89,9 @@ pub(crate) struct Frame {
     pub clear_bitmap: bool,
     /// Whether a fused launch's status words are read back too.
     pub status: bool,
+    /// A batch command's tallies: the lane counts of its levels are cleared
+    /// before, and as many as staging holds copied after the records.
+    pub tallies: Option<vk::Buffer>,
 }
 
 /// Record a command: the prologue that takes the host's words from staging
@@ -127,6 +140,10 @@ pub(crate) fn record_command(
             if frame.clear_bitmap {
                 device.cmd_fill_buffer(command, resident.bitmaps[d].buffer, 0, vk::WHOLE_SIZE, 0);
             }
+            if let Some(tallies) = frame.tallies {
+                let lanes = u64::from(frame.history_levels) * LANE_COUNT_BYTES;
+                device.cmd_fill_buffer(command, tallies, 0, lanes, 0);
+            }
             barrier(device, command, TRANSFER_WRITE, &[COMPUTE, INDIRECT]);
         },
         // SAFETY: as above.
@@ -142,9 +159,22 @@ pub(crate) fn record_command(
                     .size(STATUS_BYTES)];
                 device.cmd_copy_buffer(command, resident.control.buffer, staging, &status);
             }
+            let lanes = staged_lanes(frame.history_levels, resident);
+            if let (Some(tallies), true) = (frame.tallies, lanes > 0) {
+                let copy = [vk::BufferCopy::default()
+                    .dst_offset(readback)
+                    .size(u64::from(lanes) * LANE_COUNT_BYTES)];
+                device.cmd_copy_buffer(command, tallies, staging, &copy);
+            }
             barrier(device, command, TRANSFER_WRITE, &[HOST_READ]);
         },
     )
+}
+
+/// Levels of a `levels`-level batch command whose lane counts its epilogue
+/// copies to staging.
+fn staged_lanes(levels: u32, resident: &Resident) -> u32 {
+    lane_levels_in_staging(levels, resident.staging.size)
 }
 
 /// The chain of `shape` for the current graph, recorded on a miss.
@@ -175,11 +205,18 @@ pub(crate) fn levels_read(
     levels_run(command, &records)
 }
 
-/// Run `command`.
-pub(crate) fn run(cx: WaveContext<'_>, command: &CheckedCommand) -> Result<Outcome, BackendError> {
+/// Run `command`, of a search or (with `batch`) of a batch pass.
+pub(crate) fn run(
+    cx: WaveContext<'_>,
+    command: &CheckedCommand,
+    batch: Option<&BatchState>,
+) -> Result<Outcome, BackendError> {
     let mut phases = Phases::begin();
     let gpu = cx.gpu;
-    let plan = CommandPlan::of(command, cx.resident.facts)?;
+    let plan = match batch {
+        Some(_) => CommandPlan::of_batch(command, cx.resident.facts)?,
+        None => CommandPlan::of(command, cx.resident.facts)?,
+    };
     let shape = chain_shape(command, &plan);
     let control = control_words(cx.resident, &plan.words);
     write_command(
@@ -190,12 +227,14 @@ pub(crate) fn run(cx: WaveContext<'_>, command: &CheckedCommand) -> Result<Outco
     let resident = &*cx.resident;
     let kernels = cx.kernels;
     let (recorded, fresh) = recording(cx.records, cx.recordings, &shape, || {
-        let levels = chain_levels(kernels, resident, &shape)?;
+        let sets = batch.map_or(resident.sets, |b| b.sets);
+        let levels = chain_levels(kernels, resident, &shape, sets)?;
         let frame = Frame {
             first_set: shape.first_set,
             history_levels: shape.levels,
             clear_bitmap: shape.conversion == Some(Kernel::QueueToBitmap),
             status: false,
+            tallies: batch.map(|b| b.tallies.buffer),
         };
         record_command(gpu, resident, &levels, &frame)
     })?;
@@ -210,6 +249,20 @@ pub(crate) fn run(cx: WaveContext<'_>, command: &CheckedCommand) -> Result<Outco
     )?;
     phases.done();
     let run = levels_read(resident, command, shape.levels)?;
+    let mut readback = readback_bytes(shape.levels);
+    let lanes = match batch {
+        Some(batch) => {
+            let staged = staged_lanes(shape.levels, resident);
+            let words = (staged * BATCH_LANES) as usize;
+            let words = crate::host_words::read(&resident.staging, readback, words)?;
+            let ran = run.levels.len() as u32;
+            readback += lane_readback_bytes(ran, staged);
+            lane_counts_read(ran, &words, |at, rest| {
+                read_back_at(gpu, &resident.staging, (&batch.tallies, at), rest)
+            })?
+        }
+        None => Vec::new(),
+    };
     let mut levels = run.levels;
     let level_ns = match &resident.timestamps {
         Some(t) => Some(t.level_ns(levels.len() as u32)?),
@@ -225,10 +278,11 @@ pub(crate) fn run(cx: WaveContext<'_>, command: &CheckedCommand) -> Result<Outco
             levels,
             wall_ns: phases.wall_ns(),
             device_ns: level_ns.map(|ns| ns.iter().sum()),
-            readback_bytes: readback_bytes(shape.levels),
+            readback_bytes: readback,
         },
         timing: phases.timing(fresh, shape.levels),
         grids: run.grids,
+        lanes,
     })
 }
 
@@ -239,6 +293,7 @@ fn chain_levels(
     kernels: &mut Kernels,
     resident: &Resident,
     shape: &ChainShape,
+    sets: [vk::DescriptorSet; 2],
 ) -> Result<Vec<Vec<Step>>, BackendError> {
     let mut levels = Vec::with_capacity(shape.levels as usize);
     for k in 0..shape.levels {
@@ -261,7 +316,7 @@ fn chain_levels(
             .map(|kernel| {
                 Ok(Step {
                     pipeline: kernels.pipeline(kernel, shape.width)?,
-                    set: resident.sets[set],
+                    set: sets[set],
                     args,
                 })
             })

@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 
 use common::shapes::{hub_tree, tier};
 use common::{
-    Reference, Search, check_against, later_sizing, random_directed, random_undirected, search,
-    search_with, shape, upload,
+    Reference, Search, check_against, fused_device, fused_launch, later_sizing, random_directed,
+    random_undirected, search, search_with, shape, upload,
 };
 use vyre_driver::backend::{
     Backend, BackendErrorKind, DeviceLayout, SearchPosition, SearchSources, WaveCommand,
@@ -22,21 +22,6 @@ use vyre_graph::Graph;
 use vyre_graph::generate::{chain, grid_2d, star};
 use vyre_vulkan::testing::{TestDevice, open, open_with, visible};
 use vyre_vulkan::{VulkanBackend, VulkanOpenRequest};
-
-/// A device that runs the fused kernel: one whose probe verified a barrier,
-/// else (lavapipe) one forced to a single resident workgroup.
-fn fused_device(test: &str) -> Option<TestDevice> {
-    let measured = open(test)?;
-    if measured.capabilities().can_fuse() {
-        return Some(measured);
-    }
-    drop(measured);
-    let forced = VulkanOpenRequest {
-        force_resident_workgroups_for_tests: Some(1),
-        ..VulkanOpenRequest::default()
-    };
-    open_with(test, &forced)
-}
 
 /// A whole search of fused commands of up to `levels` levels each, launched
 /// as the engine launches them: every resident workgroup of the fused width.
@@ -55,18 +40,7 @@ fn fused_search(
         sources,
         levels,
         &|_| T::FusedWave,
-        &|caps, topology, at| {
-            let groups = caps.resident_workgroups;
-            let later = later_sizing(topology, groups);
-            shape(
-                caps.resident_workgroup_size,
-                [groups, 1, 1],
-                later,
-                topology,
-                at,
-                n,
-            )
-        },
+        &|caps, topology, at| fused_launch(caps, topology, at, n),
     )
 }
 

@@ -3,20 +3,23 @@
 use std::sync::Arc;
 
 use vyre_driver::backend::{
-    Backend, BackendError, CheckedCommand, DeviceCapabilities, DeviceLayout, SearchSources,
-    WaveReport,
+    Backend, BackendError, BatchLayout, BatchReport, BatchSources, CheckedCommand,
+    DeviceCapabilities, DeviceLayout, SearchSources, WaveReport,
 };
 use vyre_graph::Graph;
 
 use vyre_wgsl_abi::START_WIDTH;
+use vyre_wgsl_abi::batch::{check_batch_layout, check_depth_output, decode_depths};
+use vyre_wgsl_abi::bindings::BATCH_STORAGE_BINDINGS;
 use vyre_wgsl_abi::control::{C_CUR_COUNT, COMMAND_WORDS};
 use vyre_wgsl_abi::overrides::start_groups;
 
+use crate::batch::{BatchBuffers, check_bindable};
 use crate::device_graph::{DeviceGraph, allocate, check_layout};
 use crate::errors::{ErrorSink, wait_idle};
 use crate::kernels::{Kernel, Kernels};
 use crate::open::{WgpuOpenRequest, open};
-use crate::readback::read_words;
+use crate::readback::{read_words, read_words_at};
 use crate::timing::CommandTiming;
 use crate::wave::{WaveContext, run};
 
@@ -28,8 +31,11 @@ pub struct WgpuBackend {
     kernels: Kernels,
     errors: ErrorSink,
     binding_limit: u64,
+    storage_buffers: u32,
     timestamp_period_ns: f64,
     graph: Option<DeviceGraph>,
+    /// The batch pass begun last, until the next upload.
+    batch: Option<BatchBuffers>,
     last_timing: CommandTiming,
     last_grids: Vec<u32>,
 }
@@ -45,6 +51,10 @@ impl std::fmt::Debug for WgpuBackend {
 
 fn not_uploaded() -> BackendError {
     BackendError::new("no graph is uploaded. Fix: call upload before searching.".to_string())
+}
+
+fn no_batch() -> BackendError {
+    BackendError::new("no batch pass is begun. Fix: call begin_batch before run_batch_wave.")
 }
 
 impl WgpuBackend {
@@ -65,8 +75,10 @@ impl WgpuBackend {
             kernels: opened.kernels,
             errors: opened.errors,
             binding_limit: opened.binding_limit,
+            storage_buffers: opened.storage_buffers,
             timestamp_period_ns: opened.timestamp_period_ns,
             graph: None,
+            batch: None,
             last_timing: CommandTiming::default(),
             last_grids: Vec::new(),
         })
@@ -166,7 +178,8 @@ impl Backend for WgpuBackend {
 
     fn upload(&mut self, graph: &Arc<Graph>, layout: &DeviceLayout) -> Result<(), BackendError> {
         check_layout(graph, layout, self.binding_limit)?;
-        // Free the previous graph before allocating the next.
+        // Free the previous graph (and batch state) before allocating the next.
+        self.batch = None;
         self.graph = None;
         let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
@@ -198,7 +211,7 @@ impl Backend for WgpuBackend {
     /// Every buffer of the layout, exactly; the timestamp query set (two
     /// 8-byte queries per level, not a buffer) is not counted.
     fn allocated_bytes(&self) -> u64 {
-        self.graph.as_ref().map_or(0, |g| g.allocated)
+        self.graph.as_ref().map_or(0, |g| g.allocated) + self.batch.as_ref().map_or(0, |b| b.bytes)
     }
 
     fn begin_search(&mut self, sources: &SearchSources) -> Result<(), BackendError> {
@@ -210,7 +223,83 @@ impl Backend for WgpuBackend {
     }
 
     fn run_wave(&mut self, command: &CheckedCommand) -> Result<WaveReport, BackendError> {
+        Ok(self.run_command(command, false)?.report)
+    }
+
+    fn read_depths(&mut self, out: &mut [u32]) -> Result<(), BackendError> {
+        self.read_vertex_array(out, false)
+    }
+
+    fn read_parents(&mut self, out: &mut [u32]) -> Result<(), BackendError> {
+        self.read_vertex_array(out, true)
+    }
+
+    fn begin_batch(
+        &mut self,
+        sources: &BatchSources,
+        layout: &BatchLayout,
+    ) -> Result<(), BackendError> {
         let graph = self.graph.as_ref().ok_or_else(not_uploaded)?;
+        check_batch_layout(layout, sources, &graph.layout)?;
+        if self.storage_buffers < BATCH_STORAGE_BINDINGS {
+            return Err(BackendError::unavailable(format!(
+                "{} allows {} storage buffers per shader stage; a batch pass's kernels bind {BATCH_STORAGE_BINDINGS}. Fix: run the searches one by one, or use another adapter or backend.",
+                self.caps.device_name, self.storage_buffers
+            )));
+        }
+        check_bindable(layout, self.binding_limit)?;
+        if self.batch.as_ref().is_none_or(|b| b.layout != *layout) {
+            self.batch = None;
+            let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+            let group_layout = self.kernels.batch_layout(&self.device);
+            let batch = crate::batch::allocate(&self.device, group_layout, graph, layout);
+            if let Some(error) = pollster::block_on(oom.pop()) {
+                return Err(self.errors.explain(&error, "allocating a batch pass"));
+            }
+            self.batch = Some(batch);
+        }
+        let batch = self.batch.as_ref().ok_or_else(no_batch)?;
+        batch.begin(&self.device, &self.queue, graph, sources);
+        self.errors.check("starting a batch pass")
+    }
+
+    fn run_batch_wave(&mut self, command: &CheckedCommand) -> Result<BatchReport, BackendError> {
+        let outcome = self.run_command(command, true)?;
+        Ok(BatchReport {
+            wave: outcome.report,
+            lanes: outcome.lanes,
+        })
+    }
+
+    fn read_batch_depths(&mut self, out: &mut [u32]) -> Result<(), BackendError> {
+        let graph = self.graph.as_ref().ok_or_else(not_uploaded)?;
+        let batch = self.batch.as_ref().ok_or_else(no_batch)?;
+        check_depth_output(&batch.layout, out.len())?;
+        let at = batch.layout.lane_history_bytes();
+        read_words_at(
+            &self.device,
+            &self.queue,
+            (&batch.tallies, at),
+            &graph.staging,
+            out,
+        )?;
+        decode_depths(out);
+        self.errors.check("reading a batch's depths back")
+    }
+}
+
+impl WgpuBackend {
+    /// Run one command of a search, or of the batch pass begun last.
+    fn run_command(
+        &mut self,
+        command: &CheckedCommand,
+        batch: bool,
+    ) -> Result<crate::wave::CommandOutcome, BackendError> {
+        let graph = self.graph.as_ref().ok_or_else(not_uploaded)?;
+        let batch = match batch {
+            true => Some(self.batch.as_ref().ok_or_else(no_batch)?),
+            false => None,
+        };
         let outcome = run(
             WaveContext {
                 device: &self.device,
@@ -220,18 +309,11 @@ impl Backend for WgpuBackend {
                 timestamp_period_ns: self.timestamp_period_ns,
             },
             command,
+            batch,
         )?;
         self.last_timing = outcome.timing;
-        self.last_grids = outcome.grids;
+        self.last_grids.clone_from(&outcome.grids);
         self.errors.check("running a wave")?;
-        Ok(outcome.report)
-    }
-
-    fn read_depths(&mut self, out: &mut [u32]) -> Result<(), BackendError> {
-        self.read_vertex_array(out, false)
-    }
-
-    fn read_parents(&mut self, out: &mut [u32]) -> Result<(), BackendError> {
-        self.read_vertex_array(out, true)
+        Ok(outcome)
     }
 }

@@ -35,14 +35,39 @@ pub(crate) struct DeviceGraph {
     pub staging: wgpu::Buffer,
     /// Bind group `d` reads frontier set `d`, writes set `1 - d` and the
     /// dispatch arguments `1 - d`.
-    pub state_groups: [wgpu::BindGroup; 2],
+    pub state_groups: Vec<wgpu::BindGroup>,
     /// Two timestamps per command (its begin and end), when the device has
     /// timestamps.
     pub query_set: Option<wgpu::QuerySet>,
     pub allocated: u64,
-    // The graph and the work array: kept alive by the bind groups too, held
-    // here so that every buffer of the layout has an owner.
-    _graph_buffers: Vec<wgpu::Buffer>,
+    /// The graph's two directions (in-edges only for a directed graph) and
+    /// the work array.
+    out: Direction,
+    reverse: Option<Direction>,
+    work: wgpu::Buffer,
+}
+
+impl DeviceGraph {
+    /// The buffer `held` names (vyre-wgsl-abi's bindings); the host words,
+    /// which only a fused kernel binds, are the work array here.
+    pub(crate) fn buffer(&self, held: Buffer) -> &wgpu::Buffer {
+        let reverse = self.reverse.as_ref().unwrap_or(&self.out);
+        match held {
+            Buffer::Control => &self.control,
+            Buffer::OutOffsets => &self.out.offsets,
+            Buffer::InOffsets => &reverse.offsets,
+            Buffer::Depth => &self.depth,
+            Buffer::Parent => &self.parent,
+            Buffer::Queue(i) => &self.queues[i as usize],
+            Buffer::Bitmap(i) => &self.bitmaps[i as usize],
+            Buffer::Work | Buffer::HostWords => &self.work,
+            Buffer::OutSegment(i) => self.out.segment(i),
+            Buffer::InSegment(i) => reverse.segment(i),
+            Buffer::History => &self.history,
+            Buffer::Args(i) => &self.dispatch_args[i as usize],
+            Buffer::LevelWords(i) => &self.level_words[i as usize],
+        }
+    }
 }
 
 /// Buffers allocated so far, for `allocated_bytes` and for freeing all of
@@ -158,6 +183,13 @@ struct Direction {
     segments: Vec<wgpu::Buffer>,
 }
 
+impl Direction {
+    /// Edge segment `i`, or segment 0 where the graph has fewer.
+    fn segment(&self, i: u32) -> &wgpu::Buffer {
+        self.segments.get(i as usize).unwrap_or(&self.segments[0])
+    }
+}
+
 fn upload_direction(
     alloc: &mut Allocator<'_>,
     uploader: &mut Uploader<'_>,
@@ -267,42 +299,6 @@ pub(crate) fn allocate(
         (C_VERTEX_COUNT * 4) as u64,
         bytemuck::cast_slice(&words),
     );
-    let reverse_ref = reverse.as_ref().unwrap_or(&out);
-    let segment = |dir: &Direction, i: u32| -> wgpu::Buffer {
-        dir.segments
-            .get(i as usize)
-            .unwrap_or(&dir.segments[0])
-            .clone()
-    };
-    let state_group = |d: u32| {
-        let buffers: Vec<wgpu::Buffer> = (0..STORAGE_BINDINGS)
-            .map(|binding| match state_binding(binding, d) {
-                Buffer::Control => control.clone(),
-                Buffer::OutOffsets => out.offsets.clone(),
-                Buffer::InOffsets => reverse_ref.offsets.clone(),
-                Buffer::Depth => depth.clone(),
-                Buffer::Parent => parent.clone(),
-                Buffer::Queue(i) => queues[i as usize].clone(),
-                Buffer::Bitmap(i) => bitmaps[i as usize].clone(),
-                Buffer::Work | Buffer::HostWords => work.clone(),
-                Buffer::OutSegment(i) => segment(&out, i),
-                Buffer::InSegment(i) => segment(reverse_ref, i),
-                Buffer::History => history.clone(),
-                Buffer::Args(i) => dispatch_args[i as usize].clone(),
-                Buffer::LevelWords(i) => level_words[i as usize].clone(),
-            })
-            .collect();
-        let entries: Vec<_> = (0..STORAGE_BINDINGS)
-            .zip(&buffers)
-            .map(|(binding, buffer)| entry(binding, buffer))
-            .collect();
-        device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("vyre state"),
-            layout: &kernels.state_layout,
-            entries: &entries,
-        })
-    };
-    let state_groups = [state_group(0), state_group(1)];
     let query_set = timestamps.then(|| {
         device.create_query_set(&wgpu::QuerySetDescriptor {
             label: Some("vyre command timestamps"),
@@ -310,13 +306,7 @@ pub(crate) fn allocate(
             count: 2,
         })
     });
-    let mut graph_buffers = vec![out.offsets.clone(), work];
-    graph_buffers.extend(out.segments.iter().cloned());
-    if let Some(r) = &reverse {
-        graph_buffers.push(r.offsets.clone());
-        graph_buffers.extend(r.segments.iter().cloned());
-    }
-    Ok(DeviceGraph {
+    let mut graph = DeviceGraph {
         layout: *layout,
         control,
         depth,
@@ -328,10 +318,37 @@ pub(crate) fn allocate(
         level_words,
         facts: GraphFacts::of(graph),
         staging,
-        state_groups,
+        state_groups: Vec::new(),
         query_set,
         allocated: alloc.bytes,
-        _graph_buffers: graph_buffers,
+        out,
+        reverse,
+        work,
+    };
+    let group = |d: u32| {
+        bind_group(device, &kernels.state_layout, STORAGE_BINDINGS, |binding| {
+            graph.buffer(state_binding(binding, d))
+        })
+    };
+    graph.state_groups = vec![group(0), group(1)];
+    Ok(graph)
+}
+
+/// A bind group of `layout` whose bindings `0..bindings` hold what `held`
+/// gives.
+pub(crate) fn bind_group<'b>(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    bindings: u32,
+    held: impl Fn(u32) -> &'b wgpu::Buffer,
+) -> wgpu::BindGroup {
+    let entries: Vec<_> = (0..bindings)
+        .map(|binding| entry(binding, held(binding)))
+        .collect();
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("vyre state"),
+        layout,
+        entries: &entries,
     })
 }
 

@@ -1,11 +1,11 @@
 //! The WGSL kernels, their bind-group layouts and the pipeline cache.
 //!
 //! Each module is the WGSL files vyre-wgsl-abi lists for it, concatenated
-//! (`base.wgsl`, `common.wgsl`, `level_sizing.wgsl` and `chain.wgsl` before
-//! every per-wave kernel). Every kernel but `noop` shares one bind-group
-//! layout (the state of one frontier set, vyre-wgsl-abi's bindings), so a
-//! chain of levels in one pass only switches between the two frontier
-//! sets' bind groups. Pipelines are created once per (kernel, workgroup
+//! (its prelude before every per-wave kernel). Every kernel but `noop`
+//! shares one bind-group layout (the state of one frontier set,
+//! vyre-wgsl-abi's bindings), so a chain of levels in one pass only
+//! switches between the two frontier sets' bind groups; a batch pass's
+//! kernels have a layout of their own, one binding longer. Pipelines are created once per (kernel, workgroup
 //! width); the width is the WGSL `override` constant `WG`, which also sizes
 //! the kernels' workgroup arrays, and every other override gets the value
 //! vyre-wgsl-abi gives both backends.
@@ -14,13 +14,16 @@ use std::collections::HashMap;
 
 pub(crate) use vyre_wgsl_abi::Kernel;
 use vyre_wgsl_abi::Module;
-use vyre_wgsl_abi::bindings::{STORAGE_BINDINGS, read_only};
+use vyre_wgsl_abi::bindings::{BATCH_STORAGE_BINDINGS, STORAGE_BINDINGS, read_only};
 
 /// Bind-group layouts, pipeline layouts, shader modules and pipelines of one
 /// device.
 pub(crate) struct Kernels {
     pub(crate) state_layout: wgpu::BindGroupLayout,
     state_pipeline_layout: wgpu::PipelineLayout,
+    /// Made on first use: it binds more storage buffers than a search needs
+    /// (`begin_batch` checks the device allows them).
+    batch: Option<(wgpu::BindGroupLayout, wgpu::PipelineLayout)>,
     empty_pipeline_layout: wgpu::PipelineLayout,
     modules: HashMap<Module, wgpu::ShaderModule>,
     pipelines: HashMap<(Kernel, u32), wgpu::ComputePipeline>,
@@ -41,21 +44,27 @@ fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
     }
 }
 
+/// A bind-group layout of `bindings` storage buffers (vyre-wgsl-abi's
+/// bindings) and the pipeline layout of it alone.
+fn layouts(device: &wgpu::Device, bindings: u32) -> (wgpu::BindGroupLayout, wgpu::PipelineLayout) {
+    let entries: Vec<_> = (0..bindings)
+        .map(|b| storage_entry(b, read_only(b)))
+        .collect();
+    let group = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("vyre state"),
+        entries: &entries,
+    });
+    let pipeline = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("vyre kernels"),
+        bind_group_layouts: &[Some(&group)],
+        immediate_size: 0,
+    });
+    (group, pipeline)
+}
+
 impl Kernels {
     pub(crate) fn new(device: &wgpu::Device, stale_sizing: bool) -> Self {
-        let entries: Vec<_> = (0..STORAGE_BINDINGS)
-            .map(|b| storage_entry(b, read_only(b)))
-            .collect();
-        let state_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("vyre state"),
-            entries: &entries,
-        });
-        let state_pipeline_layout =
-            device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("vyre kernels"),
-                bind_group_layouts: &[Some(&state_layout)],
-                immediate_size: 0,
-            });
+        let (state_layout, state_pipeline_layout) = layouts(device, STORAGE_BINDINGS);
         let empty_pipeline_layout =
             device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: Some("vyre empty"),
@@ -65,6 +74,7 @@ impl Kernels {
         Self {
             state_layout,
             state_pipeline_layout,
+            batch: None,
             empty_pipeline_layout,
             modules: HashMap::new(),
             pipelines: HashMap::new(),
@@ -81,18 +91,21 @@ impl Kernels {
         width: u32,
     ) -> wgpu::ComputePipeline {
         let width = if kernel.binds_nothing() { 1 } else { width };
+        if kernel.is_batch() {
+            self.batch_layout(device);
+        }
         let module_id = kernel.module();
         let module = self.modules.entry(module_id).or_insert_with(|| {
             device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(kernel.entry_point()),
+                label: Some(kernel.name()),
                 source: wgpu::ShaderSource::Wgsl(module_id.source().into()),
             })
         });
         let stale_sizing = self.stale_sizing;
-        let layout = if kernel.binds_nothing() {
-            &self.empty_pipeline_layout
-        } else {
-            &self.state_pipeline_layout
+        let layout = match (kernel.binds_nothing(), &self.batch) {
+            (true, _) => &self.empty_pipeline_layout,
+            (false, Some((_, batch))) if kernel.is_batch() => batch,
+            _ => &self.state_pipeline_layout,
         };
         self.pipelines
             .entry((kernel, width))
@@ -104,7 +117,7 @@ impl Kernels {
                     constants.extend(vyre_wgsl_abi::pipeline_constants(stale_sizing));
                 }
                 device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(kernel.entry_point()),
+                    label: Some(kernel.name()),
                     layout: Some(layout),
                     module,
                     entry_point: Some(kernel.entry_point()),
@@ -116,6 +129,14 @@ impl Kernels {
                 })
             })
             .clone()
+    }
+
+    /// The bind-group layout of a batch pass's kernels (made on first use).
+    pub(crate) fn batch_layout(&mut self, device: &wgpu::Device) -> &wgpu::BindGroupLayout {
+        &self
+            .batch
+            .get_or_insert_with(|| layouts(device, BATCH_STORAGE_BINDINGS))
+            .0
     }
 
     /// Number of pipelines created so far (for tests of the cache).

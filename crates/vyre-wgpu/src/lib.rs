@@ -10,6 +10,10 @@
 //! BlockDense (bottom-up by tiles of bitmap words staged in workgroup
 //! memory), plus queue/bitmap conversions and per-level bookkeeping.
 //!
+//! Batch passes (up to 64 searches at once, `Backend::begin_batch`) run
+//! the same top-down kernels built with the batch's visits, and bottom-up
+//! kernels of their own, on a second bind group of batch state.
+//!
 //! WGSL has no device-wide barrier, so this backend never runs a
 //! `FusedWave`; it chains levels instead: several levels recorded into one
 //! submission, each later level's dispatch sized on the device (indirect
@@ -23,6 +27,7 @@
 //! always walked by a whole warp or workgroup.
 
 mod backend;
+mod batch;
 mod device_graph;
 mod errors;
 mod kernels;

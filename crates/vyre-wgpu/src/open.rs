@@ -45,6 +45,8 @@ pub(crate) struct OpenedDevice {
     pub errors: ErrorSink,
     /// The real storage-binding limit (the capability may be lowered).
     pub binding_limit: u64,
+    /// Storage buffers one kernel may bind (a batch pass's bind more).
+    pub storage_buffers: u32,
     /// Nanoseconds per timestamp tick.
     pub timestamp_period_ns: f64,
 }
@@ -195,6 +197,7 @@ pub(crate) fn open(request: &WgpuOpenRequest) -> Result<OpenedDevice, BackendErr
         kernels,
         errors,
         binding_limit,
+        storage_buffers: limits.max_storage_buffers_per_shader_stage,
     })
 }
 

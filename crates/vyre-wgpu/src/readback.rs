@@ -58,18 +58,35 @@ pub(crate) fn read_words(
     staging: &wgpu::Buffer,
     out: &mut [u32],
 ) -> Result<(), BackendError> {
-    if out.is_empty() {
-        return Ok(());
+    read_words_at(device, queue, (source, 0), staging, out)
+}
+
+/// Copy `out.len()` words of `source.0` from byte `source.1` into `out`,
+/// through `staging` in pieces of its size.
+pub(crate) fn read_words_at(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    source: (&wgpu::Buffer, u64),
+    staging: &wgpu::Buffer,
+    out: &mut [u32],
+) -> Result<(), BackendError> {
+    let (buffer, first) = source;
+    let per_piece = usize::try_from(staging.size() / 4)
+        .unwrap_or(usize::MAX)
+        .max(1);
+    for (i, piece) in out.chunks_mut(per_piece).enumerate() {
+        let bytes = (piece.len() * 4) as u64;
+        let offset = first + (i * per_piece * 4) as u64;
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("vyre readback"),
+        });
+        encoder.copy_buffer_to_buffer(buffer, offset, staging, 0, bytes);
+        queue.submit([encoder.finish()]);
+        read_staging(device, staging, bytes, |data| {
+            for (word, bytes) in piece.iter_mut().zip(data.chunks_exact(4)) {
+                *word = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+            }
+        })?;
     }
-    let bytes = (out.len() * 4) as u64;
-    let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-        label: Some("vyre readback"),
-    });
-    encoder.copy_buffer_to_buffer(source, 0, staging, 0, bytes);
-    queue.submit([encoder.finish()]);
-    read_staging(device, staging, bytes, |data| {
-        for (word, bytes) in out.iter_mut().zip(data.chunks_exact(4)) {
-            *word = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
-        }
-    })
+    Ok(())
 }

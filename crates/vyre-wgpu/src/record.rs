@@ -16,9 +16,11 @@ use std::ops::Range;
 
 use vyre_driver::backend::SearchPosition;
 
+use vyre_wgsl_abi::batch::{LANE_COUNT_BYTES, lane_levels_in_staging};
 use vyre_wgsl_abi::control::{RECORD_BASE_WORDS, args_offset};
 use vyre_wgsl_abi::readback_bytes;
 
+use crate::batch::BatchBuffers;
 use crate::device_graph::DeviceGraph;
 use crate::kernels::Kernel;
 
@@ -45,6 +47,10 @@ pub(crate) struct CommandRecipe<'a> {
     pub launch_grid: [u32; 3],
     /// Whether to write the command's begin and end timestamps.
     pub timed: bool,
+    /// The batch pass a batch command runs in: its groups are bound instead
+    /// of the search's, its levels' lane counts cleared before and copied to
+    /// staging after the level records.
+    pub batch: Option<&'a BatchBuffers>,
 }
 
 /// The pass state that makes redundant bind-group and pipeline changes
@@ -57,10 +63,12 @@ struct PassState<'p> {
 }
 
 impl PassState<'_> {
-    fn bind(&mut self, graph: &DeviceGraph, set: u32) {
+    fn bind(&mut self, recipe: &CommandRecipe<'_>, set: u32) {
         if self.set != Some(set) {
-            self.pass
-                .set_bind_group(0, &graph.state_groups[set as usize], &[]);
+            let groups = recipe
+                .batch
+                .map_or(&recipe.graph.state_groups, |batch| &batch.groups);
+            self.pass.set_bind_group(0, &groups[set as usize], &[]);
             self.set = Some(set);
         }
     }
@@ -119,6 +127,10 @@ pub(crate) fn record(
         let records = 4 * u64::from(RECORD_BASE_WORDS);
         let bytes = readback_bytes(recipe.levels) - records;
         encoder.clear_buffer(&graph.history, records, Some(bytes));
+        if let Some(batch) = recipe.batch {
+            let lanes = u64::from(recipe.levels) * LANE_COUNT_BYTES;
+            encoder.clear_buffer(&batch.tallies, 0, Some(lanes));
+        }
         if recipe
             .conversion
             .as_ref()
@@ -147,14 +159,14 @@ pub(crate) fn record(
     };
     let [x, y, z] = recipe.launch_grid;
     if let Some(conversion) = recipe.conversion.as_ref().filter(|_| opens) {
-        state.bind(graph, first_set);
+        state.bind(recipe, first_set);
         state.pipeline(conversion.kernel, &conversion.pipeline);
         state.pass.dispatch_workgroups(x, y, z);
         state.dispatches += 1;
     }
     for k in range {
         let set = recipe.position.buffer_of_level(k, true);
-        state.bind(graph, set);
+        state.bind(recipe, set);
         let steps = if k == 0 {
             &recipe.first_steps
         } else {
@@ -181,13 +193,15 @@ pub(crate) fn record(
     if let (true, Some(query_set)) = (recipe.timed, &graph.query_set) {
         encoder.resolve_query_set(query_set, 0..2, &graph.history, 0);
     }
-    encoder.copy_buffer_to_buffer(
-        &graph.history,
-        0,
-        &graph.staging,
-        0,
-        readback_bytes(recipe.levels),
-    );
+    let records = readback_bytes(recipe.levels);
+    encoder.copy_buffer_to_buffer(&graph.history, 0, &graph.staging, 0, records);
+    if let Some(batch) = recipe.batch {
+        let in_staging = lane_levels_in_staging(recipe.levels, graph.staging.size());
+        let bytes = u64::from(in_staging) * LANE_COUNT_BYTES;
+        if bytes > 0 {
+            encoder.copy_buffer_to_buffer(&batch.tallies, 0, &graph.staging, records, bytes);
+        }
+    }
     dispatches
 }
 

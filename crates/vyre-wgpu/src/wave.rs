@@ -1,17 +1,21 @@
 //! Running one checked command: an optional frontier conversion, then up to
 //! `max_levels` levels in one submission (a chain), each later level sized
 //! on the device by the engine's rule, and one readback of the level
-//! records.
+//! records (and of a batch command's lane counts).
 
 use std::time::Instant;
 
-use vyre_driver::backend::{BackendError, CheckedCommand, WaveReport};
+use vyre_driver::backend::{BackendError, CheckedCommand, LaneCounts, WaveReport};
+use vyre_wgsl_abi::batch::{
+    LANE_COUNT_BYTES, lane_counts_read, lane_levels_in_staging, lane_readback_bytes,
+};
 use vyre_wgsl_abi::control::{ARGS_RESET, RECORD_BASE_WORDS};
 use vyre_wgsl_abi::{CommandPlan, levels_run, readback_bytes};
 
+use crate::batch::BatchBuffers;
 use crate::device_graph::DeviceGraph;
 use crate::kernels::{Kernel, Kernels};
-use crate::readback::{read_staging, words_of};
+use crate::readback::{read_staging, read_words_at, words_of};
 use crate::record::{CommandRecipe, Dispatch, record, segments};
 use crate::timing::CommandTiming;
 
@@ -30,12 +34,15 @@ pub(crate) struct CommandOutcome {
     pub timing: CommandTiming,
     /// Workgroups each level that ran was dispatched with.
     pub grids: Vec<u32>,
+    /// A batch command's lane counts of each level that ran.
+    pub lanes: Vec<LaneCounts>,
 }
 
-/// Run `command`.
+/// Run `command`, of a search or (with `batch`) of a batch pass.
 pub(crate) fn run(
     cx: WaveContext<'_>,
     command: &CheckedCommand,
+    batch: Option<&BatchBuffers>,
 ) -> Result<CommandOutcome, BackendError> {
     let encode_start = Instant::now();
     let mut timing = CommandTiming::default();
@@ -46,7 +53,10 @@ pub(crate) fn run(
         graph,
         timestamp_period_ns,
     } = cx;
-    let plan = CommandPlan::of(command, graph.facts)?;
+    let plan = match batch {
+        Some(_) => CommandPlan::of_batch(command, graph.facts)?,
+        None => CommandPlan::of(command, graph.facts)?,
+    };
     let position = command.position;
     let width = command.launch.workgroup_size_x;
     let levels = command.max_levels;
@@ -81,9 +91,14 @@ pub(crate) fn run(
         later_steps,
         launch_grid: command.launch.dispatch_grid,
         timed,
+        batch,
     };
     timing.levels_recorded = levels;
     let readback_bytes = readback_bytes(levels);
+    let lanes_in_staging = match batch {
+        Some(_) => lane_levels_in_staging(levels, graph.staging.size()),
+        None => 0,
+    };
     // Wall time runs from the first submission; later segments are recorded
     // while the device runs the earlier ones.
     let mut start = None;
@@ -103,17 +118,29 @@ pub(crate) fn run(
     }
     let submitted = encode_from;
     let start = start.unwrap_or(submitted);
-    let words = read_staging(device, &graph.staging, readback_bytes, words_of)?;
+    let staged = readback_bytes + u64::from(lanes_in_staging) * LANE_COUNT_BYTES;
+    let words = read_staging(device, &graph.staging, staged, words_of)?;
     timing.wait_ns = nanos(submitted.elapsed());
     let wall_ns = nanos(start.elapsed());
 
-    let (stamps, records) = words.split_at(RECORD_BASE_WORDS as usize);
+    let (records, lane_words) = words.split_at((readback_bytes / 4) as usize);
+    let (stamps, records) = records.split_at(RECORD_BASE_WORDS as usize);
     let device_ns = timed.then(|| {
         let begin = u64::from(stamps[0]) | (u64::from(stamps[1]) << 32);
         let end = u64::from(stamps[2]) | (u64::from(stamps[3]) << 32);
         (end.saturating_sub(begin) as f64 * timestamp_period_ns) as u64
     });
     let run = levels_run(command, records)?;
+    let ran = run.levels.len() as u32;
+    let (lanes, lane_bytes) = match batch {
+        Some(batch) => (
+            lane_counts_read(ran, lane_words, |at, rest| {
+                read_words_at(device, queue, (&batch.tallies, at), &graph.staging, rest)
+            })?,
+            lane_readback_bytes(ran, lanes_in_staging),
+        ),
+        None => (Vec::new(), 0),
+    };
     let mut levels = run.levels;
     // Chained levels are timed together, not one by one.
     if let ([only], 1) = (levels.as_mut_slice(), command.max_levels) {
@@ -123,12 +150,13 @@ pub(crate) fn run(
         levels,
         wall_ns,
         device_ns,
-        readback_bytes,
+        readback_bytes: readback_bytes + lane_bytes,
     };
     Ok(CommandOutcome {
         report,
         timing,
         grids: run.grids,
+        lanes,
     })
 }
 

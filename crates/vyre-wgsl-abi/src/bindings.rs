@@ -98,6 +98,51 @@ pub fn state_binding(binding: u32, d: u32) -> Buffer {
     }
 }
 
+/// Binding of a batch pass's tallies (the host words' binding in the
+/// fused kernel's layout).
+pub const TALLIES_BINDING: u32 = HOST_WORDS_BINDING;
+/// Storage buffers a batch pass's kernels bind: the per-wave ones (a
+/// search's parents and bitmaps replaced by batch state) and the tallies.
+pub const BATCH_STORAGE_BINDINGS: u32 = TALLIES_BINDING + 1;
+
+/// Which buffer of a batch pass a binding holds in its kernels' group
+/// (`shaders/wgsl/batch.wgsl`).
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+pub enum BatchBuffer {
+    /// Lanes that have reached each vertex (two u32 per vertex), where a
+    /// search binds its parents.
+    Seen,
+    /// Frontier word array 0 or 1, where a search binds its bitmaps.
+    Words(u32),
+    /// The lane counts of each level of a command (64 words a level),
+    /// then the kept depths (depth + 1, 0 = unreached).
+    Tallies,
+}
+
+/// What a binding of a batch kernel's group holds.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+pub enum BatchBinding {
+    /// Batch state.
+    Batch(BatchBuffer),
+    /// What the search's group of the same frontier set holds there.
+    Search(Buffer),
+}
+
+/// What binding `binding` holds in a batch kernel's group of frontier set
+/// `d`: batch state, or what a search's group holds (reading word array
+/// `d` and writing `1 - d`, as a search reads bitmap `d`).
+#[must_use]
+pub fn batch_state_binding(binding: u32, d: u32) -> BatchBinding {
+    let d = d & 1;
+    match binding {
+        4 => BatchBinding::Batch(BatchBuffer::Seen),
+        7 => BatchBinding::Batch(BatchBuffer::Words(d)),
+        8 => BatchBinding::Batch(BatchBuffer::Words(1 - d)),
+        TALLIES_BINDING => BatchBinding::Batch(BatchBuffer::Tallies),
+        other => BatchBinding::Search(state_binding(other, d)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,5 +167,28 @@ mod tests {
         // The arguments a set's levels grow are the other set's.
         assert_eq!(state_binding(NEXT_ARGS_BINDING, 0), Buffer::Args(1));
         assert!(read_only(1) && read_only(25) && !read_only(26) && !read_only(9));
+    }
+
+    #[test]
+    fn a_batch_group_replaces_only_what_a_search_binds_for_parents_and_bitmaps() {
+        use BatchBinding::Batch;
+        assert_eq!(batch_state_binding(7, 0), Batch(BatchBuffer::Words(0)));
+        assert_eq!(batch_state_binding(8, 0), Batch(BatchBuffer::Words(1)));
+        assert_eq!(batch_state_binding(7, 1), Batch(BatchBuffer::Words(1)));
+        assert_eq!(batch_state_binding(8, 1), Batch(BatchBuffer::Words(0)));
+        assert_eq!(batch_state_binding(4, 1), Batch(BatchBuffer::Seen));
+        assert_eq!(batch_state_binding(30, 0), Batch(BatchBuffer::Tallies));
+        for binding in 0..BATCH_STORAGE_BINDINGS {
+            if let BatchBinding::Search(search) = batch_state_binding(binding, 1) {
+                assert_eq!(search, state_binding(binding, 1));
+                assert!(!matches!(
+                    search,
+                    Buffer::Parent | Buffer::Bitmap(_) | Buffer::HostWords
+                ));
+            }
+        }
+        // A search's per-wave kernels bind 30, the fused one and a batch
+        // pass's 31: what lavapipe's 32 storage buffers a stage allow.
+        assert_eq!(BATCH_STORAGE_BINDINGS, 31);
     }
 }

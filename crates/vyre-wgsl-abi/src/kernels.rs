@@ -36,6 +36,25 @@ pub enum Kernel {
     /// FusedWave: many levels in one persistent launch (and the
     /// co-residency probe).
     Fused,
+    /// Batch: the words' bitmap form to the queue form.
+    BatchToQueue,
+    /// Batch: the end of a top-down level (lane counts, kept depths, the
+    /// expanded frontier's words cleared).
+    BatchPushEnd,
+    /// Batch: WarpSparseFrontier's level.
+    BatchWarpSparse,
+    /// Batch: SparseFrontier's chunk scan.
+    BatchSparseScan,
+    /// Batch: SparseFrontier's level.
+    BatchSparse,
+    /// Batch: HybridFrontier's level.
+    BatchHybrid,
+    /// Batch: HybridFrontier's heavy-vertex pieces.
+    BatchHybridPieces,
+    /// Batch: DenseFrontier's level.
+    BatchDense,
+    /// Batch: BlockDenseFrontier's level.
+    BatchBlockDense,
 }
 
 /// A module: the files one or more entry points are built from.
@@ -59,34 +78,73 @@ pub enum Module {
     BlockDense,
     /// FusedWave.
     Fused,
+    /// A batch pass's frontier bookkeeping.
+    BatchFrontier,
+    /// A batch pass's WarpSparseFrontier (`warp_sparse.wgsl`).
+    BatchWarpSparse,
+    /// A batch pass's SparseFrontier (`sparse.wgsl`).
+    BatchSparse,
+    /// A batch pass's HybridFrontier (`hybrid.wgsl`).
+    BatchHybrid,
+    /// A batch pass's bottom-up levels.
+    BatchPull,
 }
 
-/// Files every per-wave module starts with, in order.
-pub const PER_WAVE_PRELUDE: [&str; 4] = [
+/// Files every per-wave module of a search starts with, in order.
+pub const PER_WAVE_PRELUDE: [&str; 5] = [
     "base.wgsl",
     "common.wgsl",
+    "visit.wgsl",
+    "level_sizing.wgsl",
+    "chain.wgsl",
+];
+
+/// Files every module of a batch pass starts with: the search's prelude
+/// with the batch's visits (`batch.wgsl`) instead of the search's, so that
+/// the top-down kernel files serve both.
+pub const BATCH_PRELUDE: [&str; 5] = [
+    "base.wgsl",
+    "common.wgsl",
+    "batch.wgsl",
     "level_sizing.wgsl",
     "chain.wgsl",
 ];
 
 macro_rules! files {
-    ($($file:literal),*) => {
+    ($prelude:ident; $($file:literal),*) => {
         &[
-            PER_WAVE_PRELUDE[0],
-            PER_WAVE_PRELUDE[1],
-            PER_WAVE_PRELUDE[2],
-            PER_WAVE_PRELUDE[3],
+            $prelude[0],
+            $prelude[1],
+            $prelude[2],
+            $prelude[3],
+            $prelude[4],
             $($file),*
         ]
     };
 }
 
 /// Every file under `shaders/wgsl/` a module uses, with its text.
-const SOURCES: [(&str, &str); 14] = [
+const SOURCES: [(&str, &str); 18] = [
     ("base.wgsl", include_str!("../../../shaders/wgsl/base.wgsl")),
     (
         "common.wgsl",
         include_str!("../../../shaders/wgsl/common.wgsl"),
+    ),
+    (
+        "visit.wgsl",
+        include_str!("../../../shaders/wgsl/visit.wgsl"),
+    ),
+    (
+        "batch.wgsl",
+        include_str!("../../../shaders/wgsl/batch.wgsl"),
+    ),
+    (
+        "batch_frontier.wgsl",
+        include_str!("../../../shaders/wgsl/batch_frontier.wgsl"),
+    ),
+    (
+        "batch_pull.wgsl",
+        include_str!("../../../shaders/wgsl/batch_pull.wgsl"),
     ),
     (
         "level_sizing.wgsl",
@@ -147,7 +205,7 @@ pub fn source_file(file: &str) -> Option<&'static str> {
 
 impl Module {
     /// Every module, in a fixed order.
-    pub const ALL: [Self; 9] = [
+    pub const ALL: [Self; 14] = [
         Self::Noop,
         Self::SearchStart,
         Self::Convert,
@@ -157,6 +215,11 @@ impl Module {
         Self::Dense,
         Self::BlockDense,
         Self::Fused,
+        Self::BatchFrontier,
+        Self::BatchWarpSparse,
+        Self::BatchSparse,
+        Self::BatchHybrid,
+        Self::BatchPull,
     ];
 
     /// Files under `shaders/wgsl/` the module is built from, in order.
@@ -164,14 +227,19 @@ impl Module {
     pub fn files(self) -> &'static [&'static str] {
         match self {
             Self::Noop => &["noop.wgsl"],
-            Self::SearchStart => files!("search_start.wgsl"),
-            Self::Convert => files!("convert.wgsl"),
-            Self::WarpSparse => files!("warp_sparse.wgsl"),
-            Self::Sparse => files!("sparse.wgsl"),
-            Self::Hybrid => files!("hybrid.wgsl"),
-            Self::Dense => files!("bottom_up.wgsl", "dense.wgsl"),
-            Self::BlockDense => files!("bottom_up.wgsl", "block_dense.wgsl"),
+            Self::SearchStart => files!(PER_WAVE_PRELUDE; "search_start.wgsl"),
+            Self::Convert => files!(PER_WAVE_PRELUDE; "convert.wgsl"),
+            Self::WarpSparse => files!(PER_WAVE_PRELUDE; "warp_sparse.wgsl"),
+            Self::Sparse => files!(PER_WAVE_PRELUDE; "sparse.wgsl"),
+            Self::Hybrid => files!(PER_WAVE_PRELUDE; "hybrid.wgsl"),
+            Self::Dense => files!(PER_WAVE_PRELUDE; "bottom_up.wgsl", "dense.wgsl"),
+            Self::BlockDense => files!(PER_WAVE_PRELUDE; "bottom_up.wgsl", "block_dense.wgsl"),
             Self::Fused => &["base.wgsl", "fused.wgsl"],
+            Self::BatchFrontier => files!(BATCH_PRELUDE; "batch_frontier.wgsl"),
+            Self::BatchWarpSparse => files!(BATCH_PRELUDE; "warp_sparse.wgsl"),
+            Self::BatchSparse => files!(BATCH_PRELUDE; "sparse.wgsl"),
+            Self::BatchHybrid => files!(BATCH_PRELUDE; "hybrid.wgsl"),
+            Self::BatchPull => files!(BATCH_PRELUDE; "batch_pull.wgsl"),
         }
     }
 
@@ -198,6 +266,11 @@ impl Module {
             Self::Dense => &[Kernel::Dense, Kernel::DenseClearNext],
             Self::BlockDense => &[Kernel::BlockDense],
             Self::Fused => &[Kernel::Fused],
+            Self::BatchFrontier => &[Kernel::BatchToQueue, Kernel::BatchPushEnd],
+            Self::BatchWarpSparse => &[Kernel::BatchWarpSparse],
+            Self::BatchSparse => &[Kernel::BatchSparseScan, Kernel::BatchSparse],
+            Self::BatchHybrid => &[Kernel::BatchHybrid, Kernel::BatchHybridPieces],
+            Self::BatchPull => &[Kernel::BatchDense, Kernel::BatchBlockDense],
         }
     }
 }
@@ -216,10 +289,17 @@ impl Kernel {
             Self::Dense | Self::DenseClearNext => Module::Dense,
             Self::BlockDense => Module::BlockDense,
             Self::Fused => Module::Fused,
+            Self::BatchToQueue | Self::BatchPushEnd => Module::BatchFrontier,
+            Self::BatchWarpSparse => Module::BatchWarpSparse,
+            Self::BatchSparseScan | Self::BatchSparse => Module::BatchSparse,
+            Self::BatchHybrid | Self::BatchHybridPieces => Module::BatchHybrid,
+            Self::BatchDense | Self::BatchBlockDense => Module::BatchPull,
         }
     }
 
-    /// The WGSL function name (also the SPIR-V entry point).
+    /// The WGSL function name (also the SPIR-V entry point). A batch
+    /// pass's top-down kernels are the search's functions, built with the
+    /// batch's prelude.
     #[must_use]
     pub fn entry_point(self) -> &'static str {
         match self {
@@ -228,15 +308,64 @@ impl Kernel {
             Self::SeedSources => "seed_sources",
             Self::QueueToBitmap => "queue_to_bitmap",
             Self::BitmapToQueue => "bitmap_to_queue",
-            Self::WarpSparse => "warp_sparse",
-            Self::SparseScan => "sparse_scan",
-            Self::Sparse => "sparse",
-            Self::Hybrid => "hybrid",
-            Self::HybridPieces => "hybrid_pieces",
+            Self::WarpSparse | Self::BatchWarpSparse => "warp_sparse",
+            Self::SparseScan | Self::BatchSparseScan => "sparse_scan",
+            Self::Sparse | Self::BatchSparse => "sparse",
+            Self::Hybrid | Self::BatchHybrid => "hybrid",
+            Self::HybridPieces | Self::BatchHybridPieces => "hybrid_pieces",
             Self::Dense => "dense",
             Self::DenseClearNext => "dense_clear_next",
             Self::BlockDense => "block_dense",
             Self::Fused => "fused",
+            Self::BatchToQueue => "batch_to_queue",
+            Self::BatchPushEnd => "batch_push_end",
+            Self::BatchDense => "batch_dense",
+            Self::BatchBlockDense => "batch_block_dense",
+        }
+    }
+
+    /// The kernel's name among all of them (the SPIR-V file's stem): the
+    /// entry point, `batch_` before it for a batch pass's kernel.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::BatchWarpSparse => "batch_warp_sparse",
+            Self::BatchSparseScan => "batch_sparse_scan",
+            Self::BatchSparse => "batch_sparse",
+            Self::BatchHybrid => "batch_hybrid",
+            Self::BatchHybridPieces => "batch_hybrid_pieces",
+            other => other.entry_point(),
+        }
+    }
+
+    /// Whether it binds a batch pass's state (bind group 1) too.
+    #[must_use]
+    pub fn is_batch(self) -> bool {
+        matches!(
+            self.module(),
+            Module::BatchFrontier
+                | Module::BatchWarpSparse
+                | Module::BatchSparse
+                | Module::BatchHybrid
+                | Module::BatchPull
+        )
+    }
+
+    /// The batch pass's form of a search's per-wave kernel (`None` for the
+    /// ones a batch pass does without: a queue needs no bitmap, and a
+    /// bottom-up batch level writes every word itself).
+    #[must_use]
+    pub fn batch_form(self) -> Option<Self> {
+        match self {
+            Self::BitmapToQueue => Some(Self::BatchToQueue),
+            Self::WarpSparse => Some(Self::BatchWarpSparse),
+            Self::SparseScan => Some(Self::BatchSparseScan),
+            Self::Sparse => Some(Self::BatchSparse),
+            Self::Hybrid => Some(Self::BatchHybrid),
+            Self::HybridPieces => Some(Self::BatchHybridPieces),
+            Self::Dense => Some(Self::BatchDense),
+            Self::BlockDense => Some(Self::BatchBlockDense),
+            _ => None,
         }
     }
 
@@ -282,5 +411,25 @@ mod tests {
             }
         }
         assert!(source_file("probe.wgsl").is_none());
+    }
+
+    #[test]
+    fn batch_kernels_have_names_of_their_own_and_bind_the_batch_state() {
+        let all: Vec<Kernel> = Module::ALL
+            .iter()
+            .flat_map(|m| m.kernels().iter().copied())
+            .collect();
+        let mut names: Vec<&str> = all.iter().map(|k| k.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), all.len(), "{names:?}");
+        for kernel in all {
+            let batch_prelude = kernel.module().files().contains(&"batch.wgsl");
+            assert_eq!(kernel.is_batch(), batch_prelude, "{kernel:?}");
+            assert_eq!(kernel.is_batch(), kernel.name().starts_with("batch_"));
+            if let Some(batch) = kernel.batch_form() {
+                assert!(!kernel.is_batch() && batch.is_batch(), "{kernel:?}");
+            }
+        }
     }
 }

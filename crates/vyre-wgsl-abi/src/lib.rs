@@ -7,7 +7,8 @@
 //! ([`records`]), what each binding holds ([`bindings`]), the values of the
 //! WGSL `override`s ([`overrides`]), which files build which entry point
 //! ([`kernels`]) and which dispatches each topology records per level
-//! ([`level_steps`]). They are written here once, so two backends record
+//! ([`level_steps`]), and for batch passes the batch words, seeds, plans and
+//! lane-count readback ([`batch`]). They are written here once, so two backends record
 //! exactly the same kernels with the same words. Nothing here talks to a
 //! GPU API, and nothing here decides a grid: the engine's [`LaunchShape`]
 //! and `LevelSizing` come in the command.
@@ -15,6 +16,7 @@
 //! [`LaunchShape`]: vyre_driver::backend::LaunchShape
 #![forbid(unsafe_code)]
 
+pub mod batch;
 pub mod bindings;
 pub mod control;
 pub mod kernels;

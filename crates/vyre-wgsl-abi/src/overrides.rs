@@ -37,9 +37,9 @@ pub const START_WIDTH: u32 = 256;
 /// (BlockDense: five arrays of WG words; Sparse and Hybrid: a scan array of
 /// WG words and an append list of 2 * WG), in bytes.
 pub const WORKGROUP_BYTES_PER_LANE: u32 = 20;
-/// The largest fixed part (Sparse's scan of `SCAN_CAP` words and a few
-/// counters), in bytes.
-pub const WORKGROUP_BYTES_FIXED: u32 = 4 * SCAN_CAP + 64;
+/// The largest fixed part (Sparse's scan of `SCAN_CAP` words, a few
+/// counters, and a batch pass's 64 lane counts), in bytes.
+pub const WORKGROUP_BYTES_FIXED: u32 = 4 * SCAN_CAP + 64 + 256;
 
 /// Every override but `WG`, by name, with the value both backends set
 /// (`stale_sizing` is the tests-only fault injection of `chain.wgsl`).
@@ -91,7 +91,7 @@ mod tests {
         assert_eq!(power_of_two_at_most(0), 1);
         assert_eq!(power_of_two_at_most(192), 128);
         assert_eq!(power_of_two_at_most(256), 256);
-        // 16 KiB of workgroup memory: (16384 - 8256) / 20 = 406 lanes.
+        // 16 KiB of workgroup memory: (16384 - 8512) / 20 = 393 lanes.
         assert_eq!(max_kernel_width(1024, 16 << 10), 256);
         assert_eq!(max_kernel_width(1024, 48 << 10), 1024);
         assert_eq!(max_kernel_width(64, 48 << 10), 64);

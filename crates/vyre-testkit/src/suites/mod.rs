@@ -1,6 +1,7 @@
 //! Test suites every backend running the WGSL kernels passes: each is a
 //! function over an opened backend, and each backend's tests call them.
 
+pub mod batch;
 pub mod chains;
 pub mod hubs;
 pub mod launch_shapes;
