@@ -8,10 +8,12 @@
 //! - `ci`: format check, clippy with `-D warnings`, then `test`;
 //! - `conformance`: backends × topologies × graph corpus against the reference;
 //! - `bench`: the GPU benchmark matrix (run on the H200);
+//! - `bench-batch`: a batch of searches against the same searches one by one;
 //! - `ptx`: write the CUDA kernels' PTX for inspection;
 //! - `spirv`: regenerate the checked-in SPIR-V kernels from the WGSL.
 
 mod bench;
+mod bench_batch;
 mod conformance;
 mod ptx;
 mod shell;
@@ -43,6 +45,8 @@ enum Command {
     Conformance(conformance::Args),
     /// Benchmark backends and topologies (meant for a GPU machine).
     Bench(bench::Args),
+    /// Time one batch of searches against the same searches one at a time.
+    BenchBatch(bench_batch::Args),
     /// Write the CUDA kernels' PTX.
     Ptx(ptx::Args),
     /// Regenerate shaders/spirv/*.spv from shaders/wgsl (commit the result).
@@ -82,6 +86,7 @@ fn main() -> ExitCode {
             }
         }),
         Command::Bench(args) => bench::run(&args),
+        Command::BenchBatch(args) => bench_batch::run(&args),
         Command::Ptx(args) => ptx::run(&args),
         Command::Spirv => spirv::run(),
     };

@@ -117,7 +117,8 @@ impl Row {
     }
 }
 
-fn date() -> String {
+/// Now, in UTC, to the minute.
+pub fn date() -> String {
     std::process::Command::new("date")
         .arg("-u")
         .arg("+%Y-%m-%d %H:%M UTC")
