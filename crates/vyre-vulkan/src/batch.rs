@@ -22,6 +22,11 @@ use crate::resident::{Resident, STATE};
 use crate::submit::Submission;
 use crate::transfer::read_back_at;
 
+// Batch sets are sets of the one layout every kernel binds (the fused
+// kernel's host-words binding holds the tallies), so that batch kernels
+// share the pipeline layout.
+const _: () = assert!(BATCH_STORAGE_BINDINGS == vyre_wgsl_abi::bindings::FUSED_STORAGE_BINDINGS);
+
 /// The buffers and sets of one batch layout, kept while passes repeat it.
 pub(crate) struct BatchState {
     // Field order is drop order: the sets before the buffers.
