@@ -218,7 +218,7 @@ mod tests {
                 .count(),
             2 + KernelArgs::LAYOUT.fields.len() + DeviceRecord::LAYOUT.fields.len()
         );
-        assert!(asserts.contains("static_assert(sizeof(VyreArgs) == 216,"));
+        assert!(asserts.contains("static_assert(sizeof(VyreArgs) == 224,"));
         assert!(asserts.contains("static_assert(sizeof(VyreLevelRecord) == 32,"));
     }
 
