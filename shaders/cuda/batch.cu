@@ -71,11 +71,60 @@ __device__ __forceinline__ bool batch_visit(const VyreArgs& a, BatchWords words,
     return true;
 }
 
+// ---- pieces of hubs ------------------------------------------------------------
+//
+// A batch piece is four words of the work array: the vertex, the piece's
+// index among its pieces of VYRE_PIECE_EDGES edges, and the vertex's
+// frontier word (which the push consumed). control->piece_count[0] counts
+// them; the level's closing clears it. A piece that did not fit is marked
+// with vertex VYRE_NO_PIECE and its vertex walked by its warp instead.
+
+#define VYRE_BATCH_PIECE_WORDS 4u
+#define VYRE_NO_PIECE 0xffffffffu
+
+__device__ __forceinline__ u32 batch_piece_capacity(const VyreArgs& a) {
+    const u64 cap = a.work_words / VYRE_BATCH_PIECE_WORDS;
+    return cap < 0xffffffffull ? (u32)cap : 0xffffffffu;
+}
+
+// Cut the lanes' hubs (degree of at least VYRE_PIECE_EDGES) into pieces;
+// returns the mask of lanes whose hub is now in pieces (the others walk
+// theirs). All 32 lanes must call it together.
+__device__ __forceinline__ u32 batch_emit_pieces(const VyreArgs& a, u32 u, u64 word, u64 degree) {
+    const bool hub = degree >= VYRE_PIECE_EDGES;
+    const u32 mine = hub ? (u32)((degree + VYRE_PIECE_EDGES - 1) / VYRE_PIECE_EDGES) : 0u;
+    if (__ballot_sync(VYRE_FULL_MASK, hub) == 0) return 0;
+    const u32 inclusive = warp_inclusive_sum(mine);
+    const u32 total = __shfl_sync(VYRE_FULL_MASK, inclusive, 31);
+    u32 base = 0;
+    if (lane_id() == 0) base = atomicAdd(&a.control->piece_count[0], total);
+    base = __shfl_sync(VYRE_FULL_MASK, base, 0);
+    const u64 cap = batch_piece_capacity(a);
+    const u64 first = (u64)base + inclusive - mine;
+    // The whole warp's pieces fit, or none is used (slots below the
+    // capacity are marked empty), so a hub is never half in pieces.
+    const bool fits = (u64)base + total <= cap;
+    for (u32 k = 0; k < mine; ++k) {
+        const u64 index = first + k;
+        if (index >= cap) break;
+        u32* slot = a.work + index * VYRE_BATCH_PIECE_WORDS;
+        slot[0] = fits ? u : VYRE_NO_PIECE;
+        slot[1] = k;
+        slot[2] = (u32)word;
+        slot[3] = (u32)(word >> 32);
+    }
+    return fits ? __ballot_sync(VYRE_FULL_MASK, hub) : 0u;
+}
+
 // One warp pushes the frontier vertices at queue positions [base, base + 32)
 // (below len): each lane takes one, consumes its word, and walks its edges
 // itself when it has fewer than VYRE_LIGHT_DEGREE; heavier ones are walked
-// by the whole warp, one after another. Discoveries are appended to
-// queue_out. All 32 lanes must call it.
+// by the whole warp, one after another, except that with PIECES a vertex of
+// at least VYRE_PIECE_EDGES edges is cut into pieces for
+// vyre_batch_push_pieces (batch_emit_pieces), so that a few hubs spread over
+// the whole grid. Discoveries are appended to queue_out. All 32 lanes must
+// call it.
+template <bool PIECES>
 __device__ void batch_push_run(const VyreArgs& a, BatchWords words, u32* found,
                                const u32* queue_in, u64 base, u32 len, u32* queue_out, u32* cursor,
                                u32 next_depth, u64& examined, u64& out_edges) {
@@ -102,7 +151,9 @@ __device__ void batch_push_run(const VyreArgs& a, BatchWords words, u32* found,
         }
         warp_append(queue_out, cursor, hit, v);
     }
-    for (u32 hubs = __ballot_sync(VYRE_FULL_MASK, heavy); hubs != 0; hubs &= hubs - 1) {
+    u32 walk = __ballot_sync(VYRE_FULL_MASK, heavy);
+    if (PIECES) walk &= ~batch_emit_pieces(a, u, word, degree);
+    for (u32 hubs = walk; hubs != 0; hubs &= hubs - 1) {
         const u32 owner = __ffs(hubs) - 1;
         const u64 hub_word = __shfl_sync(VYRE_FULL_MASK, word, owner);
         const u64 hub_start = __shfl_sync(VYRE_FULL_MASK, start, owner);
@@ -135,8 +186,47 @@ extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_batch_push(con
         const u64 warps = (u64)active * (blockDim.x >> 5);
         for (u64 w = (u64)blockIdx.x * (blockDim.x >> 5) + warp_in_block(); w * 32 < len;
              w += warps) {
-            batch_push_run(a, words, found, a.queue_in, w * 32, len, a.queue_out,
+            batch_push_run<true>(a, words, found, a.queue_in, w * 32, len, a.queue_out,
                            &a.control->next_len[0], a.level + 1, examined, out_edges);
+        }
+    }
+    lane_counts_flush(a, found, a.history_index);
+    // vyre_batch_push_pieces, launched next on the same grid, closes the level.
+    add_level_counts(a, examined, out_edges, 0);
+}
+
+// The second kernel of a batch push level: every warp of the grid takes
+// pieces of the level's hubs in turn (a whole warp per piece of at most
+// VYRE_PIECE_EDGES edges), then the level closes. Runs after vyre_batch_push
+// on the same grid.
+extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_batch_push_pieces(const VyreArgs a) {
+    __shared__ u32 found[VYRE_LANES];
+    if (command_stopped(a)) return;
+    lane_counts_clear(found);
+    const u32 total = load_volatile(&a.control->piece_count[0]);
+    const u32 cap = batch_piece_capacity(a);
+    const u32 count = total < cap ? total : cap;
+    const BatchWords words = {a.words_in, a.words_out};
+    const u32 next_depth = a.level + 1;
+    u64 examined = 0, out_edges = 0;
+    const u64 warps = (u64)gridDim.x * (blockDim.x >> 5);
+    for (u64 p = (u64)blockIdx.x * (blockDim.x >> 5) + warp_in_block(); p < count; p += warps) {
+        const u32* slot = a.work + p * VYRE_BATCH_PIECE_WORDS;
+        const u32 u = __ldcg(slot);
+        if (u == VYRE_NO_PIECE) continue;
+        const u64 word = (u64)__ldcg(slot + 2) | ((u64)__ldcg(slot + 3) << 32);
+        const u64 start = a.out_offsets[u] + (u64)__ldcg(slot + 1) * VYRE_PIECE_EDGES;
+        const u64 row_end = a.out_offsets[u + 1];
+        const u64 end = start + VYRE_PIECE_EDGES < row_end ? start + VYRE_PIECE_EDGES : row_end;
+        for (u64 e = start + lane_id(), top = end + lane_id(); e < top; e += 32) {
+            bool hit = false;
+            u32 v = 0;
+            if (e < end) {
+                v = a.out_targets[e];
+                ++examined;
+                hit = batch_visit(a, words, found, word, v, next_depth, out_edges);
+            }
+            warp_append(a.queue_out, &a.control->next_len[0], hit, v);
         }
     }
     lane_counts_flush(a, found, a.history_index);

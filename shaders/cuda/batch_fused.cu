@@ -35,7 +35,7 @@ extern "C" __global__ void __launch_bounds__(VYRE_FUSED_MAX_BLOCK, 5) vyre_batch
         }
         u64 examined = 0, out_edges = 0, unused = 0;
         for (u64 w = first_warp; w * 32 < len; w += warps) {
-            batch_push_run(a, words, found, queue_in, w * 32, len, queue_out, &c->next_len[slot],
+            batch_push_run<false>(a, words, found, queue_in, w * 32, len, queue_out, &c->next_len[slot],
                            level + 1, examined, out_edges);
         }
         lane_counts_flush(a, found, run);

@@ -538,6 +538,21 @@ __device__ void write_record(VyreLevelRecord* slot, u32 level, u32 frontier_in, 
     r->epoch = epoch;
 }
 
+// Add this block's level counters (block-reduced, one atomic each) without
+// closing the level: for a level that a later kernel closes. Called by all
+// threads; true for the thread that added them (thread 0), after a fence.
+__device__ __forceinline__ bool add_level_counts(const VyreArgs& a, u64 examined, u64 out_edges,
+                                                 u64 discovered) {
+    block_sum3(examined, out_edges, discovered);
+    if (threadIdx.x != 0) return false;
+    VyreControl* c = a.control;
+    if (examined) atomicAdd(&c->examined[0], examined);
+    if (out_edges) atomicAdd(&c->out_edges[0], out_edges);
+    if (discovered) atomicAdd(&c->next_len[0], (u32)discovered);
+    __threadfence();
+    return true;
+}
+
 // Epilogue of every per-wave level kernel; every block calls it once, with
 // all threads. Counters are block-reduced and added with one atomic each;
 // the last block to finish writes the level record, makes the next frontier
@@ -545,13 +560,8 @@ __device__ void write_record(VyreLevelRecord* slot, u32 level, u32 frontier_in, 
 // is empty or has more out-edges than the band. `discovered` is for kernels
 // that do not append to a queue (top-down kernels count through next_len).
 __device__ void finish_level(const VyreArgs& a, u64 examined, u64 out_edges, u64 discovered) {
-    block_sum3(examined, out_edges, discovered);
-    if (threadIdx.x != 0) return;
+    if (!add_level_counts(a, examined, out_edges, discovered)) return;
     VyreControl* c = a.control;
-    if (examined) atomicAdd(&c->examined[0], examined);
-    if (out_edges) atomicAdd(&c->out_edges[0], out_edges);
-    if (discovered) atomicAdd(&c->next_len[0], (u32)discovered);
-    __threadfence();
     const u32 done = atomicAdd(&c->blocks_done, 1u);
     if (done != gridDim.x - 1) return;
     __threadfence();

@@ -77,6 +77,7 @@ const Kernel KERNELS[] = {
     {"vyre_batch_seed", vyre_batch_seed, 1024, none},
     {"vyre_batch_words_to_queue", vyre_batch_words_to_queue, 1024, none},
     {"vyre_batch_push", vyre_batch_push, 1024, none},
+    {"vyre_batch_push_pieces", vyre_batch_push_pieces, 1024, none},
     {"vyre_batch_pull", vyre_batch_pull, 1024, none},
     {"vyre_batch_warp_pull", vyre_batch_warp_pull, 1024, none},
     {"vyre_batch_fused", vyre_batch_fused, 256, none},

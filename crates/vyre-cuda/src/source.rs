@@ -28,7 +28,7 @@ const PARTS: [(&str, &str); 7] = [
 ];
 
 /// Every `extern "C" __global__` entry point of the program.
-pub const KERNEL_NAMES: [&str; 18] = [
+pub const KERNEL_NAMES: [&str; 19] = [
     "vyre_noop",
     "vyre_init_search",
     "vyre_seed_sources",
@@ -44,6 +44,7 @@ pub const KERNEL_NAMES: [&str; 18] = [
     "vyre_batch_seed",
     "vyre_batch_words_to_queue",
     "vyre_batch_push",
+    "vyre_batch_push_pieces",
     "vyre_batch_pull",
     "vyre_batch_warp_pull",
     "vyre_batch_fused",

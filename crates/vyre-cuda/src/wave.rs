@@ -61,6 +61,15 @@ fn level_kernel(
     }
 }
 
+/// Whether a batch level of `topology` pushes (`vyre_batch_push`, whose
+/// level `vyre_batch_push_pieces` closes).
+fn is_push(topology: Topology) -> bool {
+    matches!(
+        topology,
+        Topology::WarpSparseFrontier | Topology::SparseFrontier | Topology::HybridFrontier
+    )
+}
+
 /// The grids of `command` as CUDA runs them: one dimension, whole warps.
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
 pub(crate) struct Grids {
@@ -229,6 +238,10 @@ pub(crate) fn run_command(
                 shared_bytes,
             };
             launch(&stream, kernel, grid, &args, false)?;
+            if batch.is_some() && is_push(command.topology) {
+                let pieces = &device.kernels.batch_push_pieces;
+                launch(&stream, pieces, grid, &args, false)?;
+            }
             launched += 1;
             if per_level_timing {
                 events.record(first_level_event + launched as usize, &stream)?;

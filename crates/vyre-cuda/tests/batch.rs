@@ -193,6 +193,45 @@ fn batch_fused_wave_matches_the_reference_in_every_lane() {
     forced("batch_fused", Topology::FusedWave);
 }
 
+/// Hubs of thousands of edges are cut into pieces that the whole grid
+/// shares (`vyre_batch_push_pieces`): two stars joined at a leaf, searched
+/// from both hubs, from leaves (the hubs are then the next frontier) and
+/// from a mix, by every pushing topology, with depths kept and not.
+#[test]
+fn batch_pushes_cut_hubs_into_pieces() {
+    let Some(mut gpu) = open_gpu("batch_pushes_cut_hubs_into_pieces") else {
+        return;
+    };
+    let leaves = 3000u32;
+    let mut edges: Vec<(u32, u32)> = (1..=leaves).map(|v| (0, v)).collect();
+    let second = leaves + 1;
+    edges.extend((1..=leaves + 1500).map(|k| (second, second + k)));
+    edges.push((leaves, second + 1));
+    let n = second + leaves + 1501;
+    let graph = std::sync::Arc::new(
+        vyre_graph::build::build_graph(n, &edges, vyre_graph::build::BuildOptions::UNDIRECTED)
+            .expect("two stars"),
+    );
+    upload(&mut gpu.backend, &graph);
+    let mixed: Vec<u32> = (0..BATCH_LANES).map(|j| (j * 977) % n).collect();
+    for topology in [
+        Topology::WarpSparseFrontier,
+        Topology::SparseFrontier,
+        Topology::HybridFrontier,
+    ] {
+        for (i, sources) in [vec![0, second], vec![5, second + 9, 5], mixed.clone()]
+            .iter()
+            .enumerate()
+        {
+            let what = format!("{topology:?} on two stars, lane set {i}");
+            check_pass(&mut gpu, &graph, sources, i != 1, &what, |_| Choice {
+                max_levels: 1,
+                ..Choice::single(topology)
+            });
+        }
+    }
+}
+
 /// A different topology every wave, two levels per command: every
 /// conversion between the forms, and pushes into a word array a pull left
 /// stale.
