@@ -11,6 +11,7 @@ pub(crate) fn cpu_capabilities(pool: &rayon::ThreadPool, budget: u64) -> DeviceC
         device_name: format!("CPU ({} threads)", pool.current_num_threads()),
         megakernel: MegakernelDeviceCapabilities::FUSION_INCAPABLE,
         barrier_reason: "each level runs as its own parallel step on the host; there is no persistent kernel to fuse levels into".into(),
+        batch_fused_wave: false,
         max_workgroup_size_x: 1024,
         max_compute_workgroups_per_dimension: u32::MAX,
         max_compute_invocations_per_workgroup: 1024,

@@ -253,6 +253,7 @@ mod tests {
             device_name: "test".into(),
             megakernel: MegakernelDeviceCapabilities::FUSION_CAPABLE,
             barrier_reason: "cooperative launch in tests".into(),
+            batch_fused_wave: true,
             max_workgroup_size_x: 1024,
             max_compute_workgroups_per_dimension: u32::MAX,
             max_compute_invocations_per_workgroup: 1024,

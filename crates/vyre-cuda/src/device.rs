@@ -128,6 +128,7 @@ pub(crate) fn open_device(request: &CudaOpenRequest) -> Result<Device, BackendEr
             MegakernelDeviceCapabilities::FUSION_INCAPABLE
         },
         barrier_reason: barrier.reason,
+        batch_fused_wave: true,
         max_workgroup_size_x: max_block_x,
         max_compute_workgroups_per_dimension: max_grid_x,
         max_compute_invocations_per_workgroup: max_threads,

@@ -337,6 +337,7 @@ mod tests {
             device_name: "test GPU".into(),
             megakernel: MegakernelDeviceCapabilities::FUSION_INCAPABLE,
             barrier_reason: "none in tests".into(),
+            batch_fused_wave: false,
             max_workgroup_size_x: 1024,
             max_compute_workgroups_per_dimension: 1000,
             max_compute_invocations_per_workgroup: 1024,

@@ -52,6 +52,7 @@ fn caps(barrier: bool) -> DeviceCapabilities {
         } else {
             "the mock has no barrier".into()
         },
+        batch_fused_wave: barrier,
         max_workgroup_size_x: 256,
         max_compute_workgroups_per_dimension: 65_535,
         max_compute_invocations_per_workgroup: 256,
@@ -550,4 +551,100 @@ fn batch_state_over_the_budget_is_refused_before_anything_is_allocated() {
     );
     assert!(err.to_string().contains("Fix:"), "{err}");
     assert!(commands.lock().unwrap().is_empty());
+}
+
+/// A launch-bound batch pass on a device with a barrier, its backend
+/// running batch `FusedWave` commands or not: the topologies of its levels
+/// and the commands the backend received.
+fn launch_bound_batch(
+    batch_fused_wave: bool,
+    topology: TopologyChoice,
+) -> (
+    Result<vyre_runtime::BatchResult, EngineError>,
+    Vec<WaveCommand>,
+) {
+    let (mut mock, commands) = Mock::new(true, (12_000, 1_000));
+    mock.caps.batch_fused_wave = batch_fused_wave;
+    let mut engine = Engine::new(Box::new(mock));
+    let graph = grid();
+    engine.load(Arc::clone(&graph)).unwrap();
+    let sources = [0u32, 2399];
+    let request = BatchRequest {
+        sources: &sources,
+        keep_depths: true,
+        topology,
+        chaining: ChainMode::Auto,
+    };
+    let result = engine.bfs_batch(&request);
+    if let Ok(result) = &result {
+        let depths = result.depths.as_ref().unwrap();
+        for (i, &s) in sources.iter().enumerate() {
+            let lane: Vec<u32> = (0..graph.vertex_count() as usize)
+                .map(|v| depths[v * sources.len() + i])
+                .collect();
+            assert_eq!(lane, reference_bfs(&graph, &[s]).depths, "search {i}");
+        }
+    }
+    let sent = commands.lock().unwrap().clone();
+    (result, sent)
+}
+
+#[test]
+fn batch_passes_fuse_only_where_the_backend_runs_batch_fused_waves() {
+    let fused = |commands: &[WaveCommand]| {
+        commands
+            .iter()
+            .filter(|c| c.topology == MegakernelExecutionTopology::FusedWave)
+            .count()
+    };
+    let (result, commands) = launch_bound_batch(true, TopologyChoice::Auto);
+    let levels = &result.unwrap().passes[0].levels;
+    assert!(fused(&commands) > 0, "the policy never fused the batch");
+    assert!(
+        levels
+            .iter()
+            .filter(|l| l.topology == MegakernelExecutionTopology::FusedWave)
+            .count()
+            > levels.len() / 2
+    );
+    // The same device, its backend without a batch FusedWave: the policy
+    // plans as if there were no barrier, and chains instead.
+    let (result, commands) = launch_bound_batch(false, TopologyChoice::Auto);
+    let levels = &result.unwrap().passes[0].levels;
+    assert_eq!(fused(&commands), 0);
+    assert!(
+        levels
+            .iter()
+            .all(|l| l.topology != MegakernelExecutionTopology::FusedWave)
+    );
+    assert!(
+        commands.iter().any(|c| c.max_levels > 1),
+        "launch-bound levels chain"
+    );
+}
+
+#[test]
+fn a_forced_batch_fused_wave_is_refused_where_the_backend_runs_none() {
+    let forced = TopologyChoice::Forced(MegakernelExecutionTopology::FusedWave);
+    let (result, commands) = launch_bound_batch(false, forced);
+    let err = result.unwrap_err();
+    assert!(
+        matches!(err, EngineError::TopologyUnavailable { .. }),
+        "{err:?}"
+    );
+    let message = err.to_string();
+    assert!(
+        message.contains("no FusedWave in batch passes"),
+        "{message}"
+    );
+    assert!(message.contains("Fix:"), "{message}");
+    assert!(commands.is_empty(), "nothing ran");
+    // Where the backend runs them, the forced batch fuses.
+    let (result, commands) = launch_bound_batch(true, forced);
+    assert!(result.is_ok());
+    assert!(
+        commands
+            .iter()
+            .all(|c| c.topology == MegakernelExecutionTopology::FusedWave)
+    );
 }

@@ -69,7 +69,7 @@ pub fn batch_search<B: Backend + LevelGrids>(
 ) -> BatchRun {
     let start = begin_batch(backend, waves.layout, graph, sources, keep_depths);
     let mut lanes = Vec::new();
-    let (levels, commands) = waves.run(backend, start, &mut |backend, command| {
+    let (levels, commands) = waves.run_batch(backend, start, &mut |backend, command| {
         let report = backend.run_batch_wave(command).expect("batch wave runs");
         assert_eq!(
             report.lanes.len(),

@@ -240,6 +240,13 @@ pub fn search_with<B: Backend + LevelGrids>(
     }
 }
 
+/// `WaveCommand::check` or `WaveCommand::check_batch`.
+type CheckFn = fn(
+    WaveCommand,
+    &DeviceCapabilities,
+    &DeviceLayout,
+) -> Result<CheckedCommand, vyre_driver::backend::BackendError>;
+
 /// How a test search's commands are made: each uses `schedule(level)`'s
 /// topology, chains up to `chain` levels and is launched as `shape` says.
 pub struct Waves<'a> {
@@ -263,6 +270,27 @@ impl Waves<'_> {
         start: SearchPosition,
         run: &mut dyn FnMut(&mut B, &CheckedCommand) -> vyre_driver::backend::WaveReport,
     ) -> (Vec<Level>, usize) {
+        self.run_checked(backend, start, WaveCommand::check, run)
+    }
+
+    /// [`Self::run`] for a batch pass: every command checked with
+    /// [`WaveCommand::check_batch`].
+    pub fn run_batch<B: Backend + LevelGrids>(
+        &self,
+        backend: &mut B,
+        start: SearchPosition,
+        run: &mut dyn FnMut(&mut B, &CheckedCommand) -> vyre_driver::backend::WaveReport,
+    ) -> (Vec<Level>, usize) {
+        self.run_checked(backend, start, WaveCommand::check_batch, run)
+    }
+
+    fn run_checked<B: Backend + LevelGrids>(
+        &self,
+        backend: &mut B,
+        start: SearchPosition,
+        check: CheckFn,
+        run: &mut dyn FnMut(&mut B, &CheckedCommand) -> vyre_driver::backend::WaveReport,
+    ) -> (Vec<Level>, usize) {
         let n = self.layout.vertex_count;
         let mut at = start;
         let mut levels = Vec::new();
@@ -276,9 +304,9 @@ impl Waves<'_> {
                 max_levels: self.chain,
                 launch,
                 band_max_frontier_edges: u64::MAX,
-            }
-            .check(backend.capabilities(), self.layout)
-            .expect("the test's command is valid");
+            };
+            let command = check(command, backend.capabilities(), self.layout)
+                .expect("the test's command is valid");
             let report = run(backend, &command);
             commands += 1;
             assert!(

@@ -344,9 +344,8 @@ impl Backend for VulkanBackend {
 }
 
 impl VulkanBackend {
-    /// Run one command of a search, or of the batch pass begun last (whose
-    /// `FusedWave` commands run as recorded chains, see
-    /// `CommandPlan::of_batch`).
+    /// Run one command of a search, or of the batch pass begun last (which
+    /// has no `FusedWave`: `CommandPlan::of_batch` refuses one).
     fn run_command(
         &mut self,
         command: &CheckedCommand,

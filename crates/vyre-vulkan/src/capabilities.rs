@@ -171,6 +171,9 @@ pub(crate) fn capabilities(
             MegakernelDeviceCapabilities::FUSION_INCAPABLE
         },
         barrier_reason,
+        // The batch kernels have no persistent form here: batch passes run
+        // per-wave topologies only.
+        batch_fused_wave: false,
         max_workgroup_size_x: power_of_two_at_most(width_limit),
         max_compute_workgroups_per_dimension: facts.max_workgroup_count_x,
         max_compute_invocations_per_workgroup: facts.max_workgroup_invocations,

@@ -22,8 +22,10 @@
 //! bounded waits and an abort word the host sets past its deadline.
 //!
 //! Batch passes (up to 64 searches at once) run wgpu's batch kernels the
-//! same way, from descriptor sets of the batch state; a batch `FusedWave`
-//! command runs as a recorded chain of Hybrid levels on the fused grid.
+//! same way, from descriptor sets of the batch state. There is no batch
+//! persistent kernel: the capabilities say `batch_fused_wave: false`, so
+//! the engine never plans a batch `FusedWave` here, and one that arrives
+//! anyway is refused with a typed error before anything is recorded.
 
 mod backend;
 mod barrier;

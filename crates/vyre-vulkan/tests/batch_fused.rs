@@ -1,56 +1,73 @@
-//! Batch passes of FusedWave commands: a batch runs them as recorded chains
-//! of Hybrid levels on the fused launch's grid (on a device whose probe
-//! verified a barrier; on lavapipe forced to one resident workgroup), every
-//! lane checked against the reference BFS.
+//! Batch passes have no `FusedWave` on Vulkan: the capabilities say so, the
+//! driver's batch check refuses one, and a command that skipped that check
+//! is refused by the backend with a typed error before anything is
+//! recorded; the pass goes on with per-wave commands, every lane checked
+//! against the reference BFS.
 
 mod common;
 
 use std::sync::Arc;
 
-use common::batch::{BatchReference, batch_search, check_batch, lane_sets};
-use common::shapes::{hub_tree, tier};
-use common::{Waves, fused_device, fused_launch, random_directed, upload};
-use vyre_driver::backend::Backend;
+use common::batch::{BatchReference, batch_search, begin_batch, check_batch, lane_sets};
+use common::{Waves, fused_device, fused_launch, launch, upload};
+use vyre_driver::backend::{Backend, BackendErrorKind, WaveCommand};
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology as T;
-use vyre_graph::generate::{chain, grid_2d, star};
+use vyre_graph::generate::grid_2d;
 
 #[test]
-fn fused_commands_of_a_batch_match_the_reference_lane_by_lane() {
-    let Some(mut gpu) = fused_device("fused_commands_of_a_batch_match_the_reference_lane_by_lane")
+fn a_batch_fused_wave_is_refused_and_the_pass_goes_on_per_wave() {
+    // A device that runs the single-search fused kernel (lavapipe: forced
+    // to one resident workgroup), so only the batch is missing.
+    let Some(mut gpu) = fused_device("a_batch_fused_wave_is_refused_and_the_pass_goes_on_per_wave")
     else {
         return;
     };
-    let graphs = [
-        ("grid 20x15", grid_2d(20, 15).expect("grid")),
-        ("chain 300", chain(300).expect("chain")),
-        ("star 3000", star(3000).expect("star")),
-        (
-            "hubs, mid and light",
-            hub_tree(3, &[tier(3, 2500), tier(40, 40), tier(200, 3)], false),
-        ),
-        ("random directed", random_directed(1500, 6000, 7)),
-    ];
-    for (name, graph) in graphs {
-        let graph = Arc::new(graph);
-        let layout = upload(&mut *gpu, &graph, 1024);
-        let n = graph.vertex_count();
-        let shape = |caps: &_, topology, at: &_| fused_launch(caps, topology, at, n);
-        // Whole passes in one command, and in commands of a few levels.
-        for levels in [1024, 3] {
-            let waves = Waves {
-                layout: &layout,
-                chain: levels,
-                schedule: &|_| T::FusedWave,
-                shape: &shape,
-            };
-            for (sources, keep) in lane_sets(n).into_iter().zip([true, false, true]) {
-                let reference = BatchReference::new(&graph, &sources);
-                let run = batch_search(&mut *gpu, &graph, &sources, keep, &waves);
-                let what = format!("{name} / fused x{levels} / {} lanes", sources.len());
-                check_batch(&reference, &run, &what);
-            }
-        }
-    }
-    assert!(gpu.allocated_bytes() > 0);
+    let caps = gpu.capabilities().clone();
+    assert!(caps.can_fuse(), "{}", caps.barrier_reason);
+    assert!(!caps.batch_fused_wave && !caps.can_fuse_batch());
+    assert!(!caps.for_batch().can_fuse());
+
+    let graph = Arc::new(grid_2d(20, 15).expect("grid"));
+    let n = graph.vertex_count();
+    let layout = upload(&mut *gpu, &graph, 64);
+    let sources = lane_sets(n)[0].clone();
+    let start = begin_batch(&mut *gpu, &layout, &graph, &sources, true);
+    let fused = WaveCommand {
+        topology: T::FusedWave,
+        position: start,
+        max_levels: 64,
+        launch: fused_launch(&caps, T::FusedWave, &start, n),
+        band_max_frontier_edges: u64::MAX,
+    };
+    let err = fused.check_batch(&caps, &layout).unwrap_err();
+    assert_eq!(err.kind(), BackendErrorKind::InvalidRequest);
+    assert!(
+        err.message().contains("no FusedWave in batch passes"),
+        "{err}"
+    );
+    assert!(err.message().contains("Fix:"), "{err}");
+
+    // Checked as a single search's command, it reaches the backend, which
+    // refuses it rather than running something else.
+    let single = fused.check(&caps, &layout).expect("a valid single command");
+    let err = gpu.run_batch_wave(&single).unwrap_err();
+    assert_eq!(err.kind(), BackendErrorKind::InvalidRequest, "{err}");
+    assert!(err.message().contains("Fix:"), "{err}");
+
+    // Per-wave batch passes still match the reference on the same device.
+    let shape = |caps: &_, topology, at: &_| launch(caps, topology, at, n);
+    let waves = Waves {
+        layout: &layout,
+        chain: 4,
+        schedule: &|_| T::HybridFrontier,
+        shape: &shape,
+    };
+    let reference = BatchReference::new(&graph, &sources);
+    let run = batch_search(&mut *gpu, &graph, &sources, true, &waves);
+    check_batch(
+        &reference,
+        &run,
+        "grid 20x15 / hybrid after a refused fused command",
+    );
     gpu.assert_valid();
 }

@@ -166,6 +166,7 @@ pub(crate) fn open(request: &WgpuOpenRequest) -> Result<OpenedDevice, BackendErr
         device_name: format!("{} ({:?}, {})", info.name, info.backend, info.driver_info),
         megakernel: MegakernelDeviceCapabilities::FUSION_INCAPABLE,
         barrier_reason: "WGSL has no device-wide barrier and WebGPU promises no forward progress between workgroups".to_string(),
+        batch_fused_wave: false,
         max_workgroup_size_x: max_kernel_width(
             limits
                 .max_compute_workgroup_size_x

@@ -233,22 +233,21 @@ impl CommandPlan {
     /// dispatches in their batch forms, each top-down level ending with
     /// [`Kernel::BatchPushEnd`], and the bitmap-to-queue conversion as
     /// [`Kernel::BatchToQueue`] (queue to bitmap needs none: the words are
-    /// the bitmap form). A `FusedWave` command runs as a chain of Hybrid
-    /// levels on the fused launch's grid.
+    /// the bitmap form). These backends have no batch persistent kernel
+    /// (they report no `batch_fused_wave`).
     ///
     /// # Errors
     ///
-    /// As [`CommandPlan::of`].
+    /// An `InvalidRequest` error for a `FusedWave` command; otherwise as
+    /// [`CommandPlan::of`].
     pub fn of_batch(command: &WaveCommand, graph: GraphFacts) -> Result<Self, BackendError> {
-        let per_wave = match command.topology {
-            T::FusedWave => WaveCommand {
-                topology: T::HybridFrontier,
-                ..*command
-            },
-            _ => *command,
-        };
-        let search = Self::of(&per_wave, graph)?;
-        let top_down = frontier_form_of(per_wave.topology) == FrontierForm::Queue;
+        if command.topology == T::FusedWave {
+            return Err(BackendError::new(
+                "a batch pass was sent a FusedWave command, but this backend has no batch persistent kernel (capabilities().batch_fused_wave is false). Fix: check batch commands with WaveCommand::check_batch; let the policy choose or force a per-wave topology.",
+            ));
+        }
+        let search = Self::of(command, graph)?;
+        let top_down = frontier_form_of(command.topology) == FrontierForm::Queue;
         let level = |kernels: Vec<Kernel>| -> Vec<Kernel> {
             if kernels.is_empty() {
                 return kernels;
@@ -271,7 +270,7 @@ impl CommandPlan {
 
 #[cfg(test)]
 mod tests {
-    use vyre_driver::backend::{LaunchShape, LevelSizing, SearchPosition};
+    use vyre_driver::backend::{BackendErrorKind, LaunchShape, LevelSizing, SearchPosition};
     use vyre_graph::build::{BuildOptions, build_graph};
 
     use super::*;
@@ -316,9 +315,11 @@ mod tests {
         assert_eq!(hybrid.conversion, Some(K::BatchToQueue));
         let pieces = vec![K::BatchHybrid, K::BatchHybridPieces, K::BatchPushEnd];
         assert_eq!((&hybrid.first, &hybrid.later), (&pieces, &pieces));
-        // A fused command is a chain of Hybrid levels.
-        let fused = plan(T::FusedWave, FrontierForm::Queue, 3);
-        assert_eq!((fused.conversion, &fused.first), (None, &pieces));
+        // No batch FusedWave here: a typed refusal, not a substitute.
+        let err = CommandPlan::of_batch(&command(T::FusedWave, FrontierForm::Queue, 3), HEAVY)
+            .unwrap_err();
+        assert_eq!(err.kind(), BackendErrorKind::InvalidRequest);
+        assert!(err.message().contains("Fix:"), "{err}");
         let warp = plan(T::WarpSparseFrontier, FrontierForm::Queue, 1);
         assert_eq!(warp.first, [K::BatchWarpSparse, K::BatchPushEnd]);
         assert!(warp.later.is_empty());

@@ -6,7 +6,10 @@
 //! A batch pass runs the same waves as a single search: the engine plans
 //! each with the seed policy from the batched frontier (the vertices with
 //! any lane active and their out-edges) and sends an ordinary
-//! [`super::CheckedCommand`] to [`super::Backend::run_batch_wave`]. The
+//! [`super::CheckedCommand`] (from [`super::WaveCommand::check_batch`]:
+//! `FusedWave` only where the backend says
+//! [`super::DeviceCapabilities::batch_fused_wave`]) to
+//! [`super::Backend::run_batch_wave`]. The
 //! position's buffer and form name where the frontier lives:
 //! - both forms keep the frontier's words in word array `buffer` (zero for
 //!   vertices outside the frontier);

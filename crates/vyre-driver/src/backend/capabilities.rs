@@ -25,6 +25,12 @@ pub struct DeviceCapabilities {
     /// In words, how the device-wide barrier was established, or why the
     /// device has none (shown by `--trace` and in refusals of `FusedWave`).
     pub barrier_reason: String,
+    /// Whether the backend runs `FusedWave` commands in batch passes (a
+    /// persistent batch kernel of its own). Where it does not, the engine
+    /// plans batch passes as if the device had no device-wide barrier and
+    /// refuses a forced batch `FusedWave`; single searches are unaffected.
+    /// Meaningful only where [`Self::can_fuse`] holds.
+    pub batch_fused_wave: bool,
     /// Largest workgroup width in x.
     pub max_workgroup_size_x: u32,
     /// Largest number of workgroups in one dispatch dimension.
@@ -89,5 +95,28 @@ impl DeviceCapabilities {
         self.megakernel.supports_device_wide_barrier
             && self.resident_workgroups > 0
             && self.resident_workgroup_size > 0
+    }
+
+    /// Whether a batch pass may run a `FusedWave`: the device can fuse and
+    /// its backend has a batch persistent kernel.
+    #[must_use]
+    pub fn can_fuse_batch(&self) -> bool {
+        self.can_fuse() && self.batch_fused_wave
+    }
+
+    /// These capabilities as a batch pass plans with them: where the
+    /// backend runs no batch `FusedWave`, the device-wide barrier is off
+    /// and `barrier_reason` says why, so the policy never picks one.
+    #[must_use]
+    pub fn for_batch(&self) -> Self {
+        let mut caps = self.clone();
+        if self.can_fuse() && !self.batch_fused_wave {
+            caps.megakernel.supports_device_wide_barrier = false;
+            caps.barrier_reason = format!(
+                "{}, but its backend runs no FusedWave in batch passes",
+                self.barrier_reason
+            );
+        }
+        caps
     }
 }

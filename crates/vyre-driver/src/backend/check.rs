@@ -144,6 +144,27 @@ impl WaveCommand {
         }
         Ok(CheckedCommand(self))
     }
+
+    /// [`Self::check`] for a command of a batch pass, which also needs a
+    /// backend that runs batch `FusedWave` commands
+    /// ([`DeviceCapabilities::batch_fused_wave`]) before it fuses.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::check`].
+    pub fn check_batch(
+        self,
+        caps: &DeviceCapabilities,
+        layout: &DeviceLayout,
+    ) -> Result<CheckedCommand, BackendError> {
+        if self.topology == MegakernelExecutionTopology::FusedWave && !caps.batch_fused_wave {
+            return refuse(format!(
+                "{} runs no FusedWave in batch passes. Fix: let the policy choose (it never picks FusedWave for a batch there) or force a per-wave topology.",
+                caps.device_name
+            ));
+        }
+        self.check(caps, layout)
+    }
 }
 
 #[cfg(test)]
@@ -169,6 +190,7 @@ mod tests {
             } else {
                 "workgroups may not be co-resident".into()
             },
+            batch_fused_wave: false,
             max_workgroup_size_x: 1024,
             max_compute_workgroups_per_dimension: 1000,
             max_compute_invocations_per_workgroup: 1024,
@@ -293,5 +315,44 @@ mod tests {
         let mut c = command(T::FusedWave);
         c.launch.workgroup_size_x = 512;
         refused(c, true, "up to 256");
+    }
+
+    #[test]
+    fn batch_fused_waves_need_a_backend_that_runs_them() {
+        let mut c = command(T::FusedWave);
+        c.launch.dispatch_grid = [64, 1, 1];
+        let mut fusing = caps(true);
+        assert!(c.check(&fusing, &layout()).is_ok());
+        let err = c.check_batch(&fusing, &layout()).unwrap_err();
+        assert!(
+            err.message().contains("no FusedWave in batch passes")
+                && err.message().contains("Fix:"),
+            "{err}"
+        );
+        fusing.batch_fused_wave = true;
+        assert_eq!(*c.check_batch(&fusing, &layout()).unwrap(), c);
+        // Per-wave batch commands pass as single ones do; the batch check
+        // keeps every limit of the single one.
+        let per_wave = command(T::SparseFrontier);
+        assert!(per_wave.check_batch(&caps(false), &layout()).is_ok());
+        c.launch.dispatch_grid = [65, 1, 1];
+        let err = c.check_batch(&fusing, &layout()).unwrap_err();
+        assert!(err.message().contains("only 64 can be resident"), "{err}");
+    }
+
+    #[test]
+    fn batch_planning_turns_the_barrier_off_only_where_batches_cannot_fuse() {
+        let mut fusing = caps(true);
+        let off = fusing.for_batch();
+        assert!(!off.can_fuse() && !off.megakernel.supports_device_wide_barrier);
+        assert!(
+            off.barrier_reason.contains("no FusedWave in batch passes"),
+            "{}",
+            off.barrier_reason
+        );
+        fusing.batch_fused_wave = true;
+        assert!(fusing.can_fuse_batch());
+        assert_eq!(fusing.for_batch(), fusing);
+        assert_eq!(caps(false).for_batch(), caps(false));
     }
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use vyre_driver::backend::{BATCH_LANES, BatchLayout, BatchSources, LaneCounts, SearchPosition};
 
-use super::waves::WavePlan;
+use super::waves::{Pass, WavePlan};
 use super::{ChainMode, Engine, EngineError, LevelTrace, TopologyChoice};
 
 /// A batch of independent searches.
@@ -105,6 +105,7 @@ impl Engine {
             loaded,
             request.topology,
             request.chaining,
+            Pass::Batch,
         )?;
         let mut depths = if request.keep_depths {
             Some(try_filled(n.saturating_mul(total))?)

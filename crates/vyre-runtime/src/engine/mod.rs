@@ -35,7 +35,7 @@ pub use error::EngineError;
 pub use request::{ChainMode, LevelTrace, SearchRequest, SearchResult, TopologyChoice};
 
 use crate::plan::chain::MAX_FUSED_LEVELS;
-use waves::WavePlan;
+use waves::{Pass, WavePlan};
 
 /// The graph on the engine's device, with its layout and memory plan.
 struct LoadedGraph {
@@ -157,6 +157,7 @@ impl Engine {
             loaded,
             request.topology,
             request.chaining,
+            Pass::Single,
         )?;
         self.backend.begin_search(&sources)?;
         let (levels, search_time) = plan.run(

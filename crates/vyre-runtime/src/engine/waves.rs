@@ -16,32 +16,51 @@ use crate::plan::chain::ChainLength;
 use crate::plan::grid::{FrontierSize, size_launch};
 use crate::plan::topology::TopologyPlanner;
 
+/// Which kind of search a plan's waves belong to.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+pub(super) enum Pass {
+    /// One search (`Backend::run_wave`).
+    Single,
+    /// A batch pass (`Backend::run_batch_wave`).
+    Batch,
+}
+
 /// What the caller chose for every wave of one search or pass, checked
 /// against the device before anything runs.
 pub(super) struct WavePlan {
+    /// The device as this pass may use it: for a batch on a backend without
+    /// a batch `FusedWave`, without the device-wide barrier.
     caps: DeviceCapabilities,
     topology: TopologyChoice,
     chaining: ChainMode,
+    pass: Pass,
 }
 
 impl WavePlan {
-    /// The plan for `topology` and `chaining` on `backend` with `loaded`:
-    /// a forced topology must be launchable and fit the memory budget.
+    /// The plan for `topology` and `chaining` of a `pass` on `backend` with
+    /// `loaded`: a forced topology must be launchable and fit the memory
+    /// budget.
     pub(super) fn new(
         backend: &dyn Backend,
         loaded: &LoadedGraph,
         topology: TopologyChoice,
         chaining: ChainMode,
+        pass: Pass,
     ) -> Result<Self, EngineError> {
-        let caps = backend.capabilities().clone();
+        let device = backend.capabilities();
         if let TopologyChoice::Forced(t) = topology {
-            check_launchable(t, &caps)?;
+            check_launchable(t, device, pass)?;
             plan_memory(t, &loaded.graph, &loaded.bytes, loaded.budget_bytes)?;
         }
+        let caps = match pass {
+            Pass::Single => device.clone(),
+            Pass::Batch => device.for_batch(),
+        };
         Ok(Self {
             caps,
             topology,
             chaining,
+            pass,
         })
     }
 
@@ -106,8 +125,11 @@ impl WavePlan {
                 band_max_frontier_edges: ChainLength::band_max_frontier_edges(
                     topology, max_levels, &telemetry,
                 ),
-            }
-            .check(caps, &loaded.layout)?;
+            };
+            let command = match self.pass {
+                Pass::Single => command.check(caps, &loaded.layout)?,
+                Pass::Batch => command.check_batch(caps, &loaded.layout)?,
+            };
             tracing::debug!(target: "vyre::wave", level = position.level, max_levels, "{explanation}");
             let report = run(backend, &command)?;
             check_report(&report, &position, max_levels)?;
@@ -136,17 +158,28 @@ impl WavePlan {
 fn check_launchable(
     topology: MegakernelExecutionTopology,
     caps: &DeviceCapabilities,
+    pass: Pass,
 ) -> Result<(), EngineError> {
-    if topology == MegakernelExecutionTopology::FusedWave && !caps.can_fuse() {
-        return Err(EngineError::TopologyUnavailable {
-            topology: format!("{topology:?}"),
-            reason: format!(
-                "{} has no device-wide barrier ({})",
-                caps.device_name, caps.barrier_reason
-            ),
-        });
+    if topology != MegakernelExecutionTopology::FusedWave {
+        return Ok(());
     }
-    Ok(())
+    let reason = if !caps.can_fuse() {
+        format!(
+            "{} has no device-wide barrier ({})",
+            caps.device_name, caps.barrier_reason
+        )
+    } else if pass == Pass::Batch && !caps.batch_fused_wave {
+        format!(
+            "{} has a device-wide barrier but its backend runs no FusedWave in batch passes",
+            caps.device_name
+        )
+    } else {
+        return Ok(());
+    };
+    Err(EngineError::TopologyUnavailable {
+        topology: format!("{topology:?}"),
+        reason,
+    })
 }
 
 /// A report must hold 1 to `max_levels` records that continue the search

@@ -111,6 +111,7 @@ mod tests {
             device_name: "test".into(),
             megakernel: MegakernelDeviceCapabilities::FUSION_INCAPABLE,
             barrier_reason: "none".into(),
+            batch_fused_wave: false,
             max_workgroup_size_x: 1024,
             max_compute_workgroups_per_dimension: 65_535,
             max_compute_invocations_per_workgroup: 1024,
