@@ -4,6 +4,7 @@
 
 use vyre_driver::backend::{
     BATCH_LANES, Backend, BatchLayout, BatchSources, DeviceLayout, LaneCounts, SearchPosition,
+    WaveCommand,
 };
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology as T;
 use vyre_graph::bfs::reference_bfs;
@@ -69,7 +70,8 @@ pub fn batch_search<B: Backend + LevelGrids>(
 ) -> BatchRun {
     let start = begin_batch(backend, waves.layout, graph, sources, keep_depths);
     let mut lanes = Vec::new();
-    let (levels, commands) = waves.run_batch(backend, start, &mut |backend, command| {
+    let check = WaveCommand::check_batch;
+    let (levels, commands) = waves.run_with(backend, start, check, &mut |backend, command| {
         let report = backend.run_batch_wave(command).expect("batch wave runs");
         assert_eq!(
             report.lanes.len(),

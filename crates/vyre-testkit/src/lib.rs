@@ -240,8 +240,9 @@ pub fn search_with<B: Backend + LevelGrids>(
     }
 }
 
-/// `WaveCommand::check` or `WaveCommand::check_batch`.
-type CheckFn = fn(
+/// How a test checks its commands: `WaveCommand::check` or
+/// `WaveCommand::check_batch`.
+pub type CheckFn = fn(
     WaveCommand,
     &DeviceCapabilities,
     &DeviceLayout,
@@ -270,21 +271,12 @@ impl Waves<'_> {
         start: SearchPosition,
         run: &mut dyn FnMut(&mut B, &CheckedCommand) -> vyre_driver::backend::WaveReport,
     ) -> (Vec<Level>, usize) {
-        self.run_checked(backend, start, WaveCommand::check, run)
+        self.run_with(backend, start, WaveCommand::check, run)
     }
 
-    /// [`Self::run`] for a batch pass: every command checked with
-    /// [`WaveCommand::check_batch`].
-    pub fn run_batch<B: Backend + LevelGrids>(
-        &self,
-        backend: &mut B,
-        start: SearchPosition,
-        run: &mut dyn FnMut(&mut B, &CheckedCommand) -> vyre_driver::backend::WaveReport,
-    ) -> (Vec<Level>, usize) {
-        self.run_checked(backend, start, WaveCommand::check_batch, run)
-    }
-
-    fn run_checked<B: Backend + LevelGrids>(
+    /// [`Self::run`] with every command checked by `check` (for a batch
+    /// pass, [`WaveCommand::check_batch`]).
+    pub fn run_with<B: Backend + LevelGrids>(
         &self,
         backend: &mut B,
         start: SearchPosition,
