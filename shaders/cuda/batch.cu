@@ -71,6 +71,24 @@ __device__ __forceinline__ bool batch_visit(const VyreArgs& a, BatchWords words,
     return true;
 }
 
+// The warp walks edges [start, end) of one vertex whose frontier word is
+// `word`, a lane an edge per round. All 32 lanes must call it together.
+__device__ __forceinline__ void batch_warp_walk(const VyreArgs& a, BatchWords words, u32* found,
+                                                u64 word, u64 start, u64 end, u32* queue_out,
+                                                u32* cursor, u32 next_depth, u64& examined,
+                                                u64& out_edges) {
+    for (u64 e = start + lane_id(), top = end + lane_id(); e < top; e += 32) {
+        bool hit = false;
+        u32 v = 0;
+        if (e < end) {
+            v = a.out_targets[e];
+            ++examined;
+            hit = batch_visit(a, words, found, word, v, next_depth, out_edges);
+        }
+        warp_append(queue_out, cursor, hit, v);
+    }
+}
+
 // ---- pieces of hubs ------------------------------------------------------------
 //
 // A batch piece is four words of the work array: the vertex, the piece's
@@ -158,16 +176,8 @@ __device__ void batch_push_run(const VyreArgs& a, BatchWords words, u32* found,
         const u64 hub_word = __shfl_sync(VYRE_FULL_MASK, word, owner);
         const u64 hub_start = __shfl_sync(VYRE_FULL_MASK, start, owner);
         const u64 end = hub_start + __shfl_sync(VYRE_FULL_MASK, degree, owner);
-        for (u64 e = hub_start + lane_id(), top = end + lane_id(); e < top; e += 32) {
-            bool hit = false;
-            u32 v = 0;
-            if (e < end) {
-                v = a.out_targets[e];
-                ++examined;
-                hit = batch_visit(a, words, found, hub_word, v, next_depth, out_edges);
-            }
-            warp_append(queue_out, cursor, hit, v);
-        }
+        batch_warp_walk(a, words, found, hub_word, hub_start, end, queue_out, cursor, next_depth,
+                        examined, out_edges);
     }
 }
 
@@ -218,16 +228,8 @@ extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_batch_push_pie
         const u64 start = a.out_offsets[u] + (u64)__ldcg(slot + 1) * VYRE_PIECE_EDGES;
         const u64 row_end = a.out_offsets[u + 1];
         const u64 end = start + VYRE_PIECE_EDGES < row_end ? start + VYRE_PIECE_EDGES : row_end;
-        for (u64 e = start + lane_id(), top = end + lane_id(); e < top; e += 32) {
-            bool hit = false;
-            u32 v = 0;
-            if (e < end) {
-                v = a.out_targets[e];
-                ++examined;
-                hit = batch_visit(a, words, found, word, v, next_depth, out_edges);
-            }
-            warp_append(a.queue_out, &a.control->next_len[0], hit, v);
-        }
+        batch_warp_walk(a, words, found, word, start, end, a.queue_out, &a.control->next_len[0],
+                        next_depth, examined, out_edges);
     }
     lane_counts_flush(a, found, a.history_index);
     finish_level(a, examined, out_edges, 0);
