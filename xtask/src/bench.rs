@@ -18,7 +18,7 @@ use vyre::graph::teps::sample_sources;
 use vyre::measure::{MeasureRequest, measure};
 use vyre::{BackendChoice, ChainMode, OpenRequest, Topology, TopologyChoice};
 
-pub use report::{Row, date, write_reports};
+pub use report::{Row, date, median, write_reports};
 
 /// Flags of `xtask bench`.
 #[derive(clap::Args)]

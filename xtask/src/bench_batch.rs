@@ -49,12 +49,11 @@ struct Spread {
 
 impl Spread {
     fn of(samples: &[Duration]) -> Self {
-        let mut ms: Vec<f64> = samples.iter().map(|d| d.as_secs_f64() * 1e3).collect();
-        ms.sort_by(f64::total_cmp);
+        let ms: Vec<f64> = samples.iter().map(|d| d.as_secs_f64() * 1e3).collect();
         Self {
-            median: ms.get(ms.len() / 2).copied().unwrap_or(0.0),
-            min: ms.first().copied().unwrap_or(0.0),
-            max: ms.last().copied().unwrap_or(0.0),
+            min: ms.iter().copied().reduce(f64::min).unwrap_or(f64::NAN),
+            max: ms.iter().copied().reduce(f64::max).unwrap_or(f64::NAN),
+            median: crate::bench::median(ms),
         }
     }
 
@@ -197,7 +196,7 @@ fn report(args: &Args, devices: &[Device], rows: &[Row]) -> String {
     let mut md = String::new();
     let _ = writeln!(md, "commit {}, run {}", args.commit, crate::bench::date());
     for d in devices {
-        let _ = writeln!(md, "- {}: {}", d.backend(), d.selection_reason());
+        let _ = writeln!(md, "- {}", d.selection_reason());
     }
     let _ = writeln!(
         md,

@@ -36,7 +36,8 @@ struct Summary {
     floor_us: f64,
 }
 
-fn median(mut values: Vec<f64>) -> f64 {
+/// The median of `values` (NaN for none).
+pub fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
 }
