@@ -34,13 +34,19 @@ pub struct CudaBackend {
     /// wraps): kernels of a chain stop once the control block's stop flag
     /// holds it, and the host knows a level record is this command's by it.
     epoch: u32,
-    /// Whether the device buffers hold a search that commands may continue:
-    /// set by `begin_search`, cleared by an upload and by a command that
-    /// failed (its counters and queues are in an unknown state).
-    search_begun: bool,
-    /// The same for a batch pass: set by `begin_batch`, cleared by an
-    /// upload, a `begin_search` and a batch command that failed.
-    batch_begun: bool,
+    /// What the device buffers hold that commands may continue (the
+    /// queues and control block serve one at a time): set by `begin_search`
+    /// or `begin_batch`, cleared by an upload and by a command that failed
+    /// (its counters and queues are in an unknown state).
+    begun: Begun,
+}
+
+/// What a [`CudaBackend`]'s commands may continue.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+enum Begun {
+    Nothing,
+    Search,
+    Batch,
 }
 
 /// What the backend holds on the device, in the order it is freed.
@@ -68,8 +74,7 @@ impl CudaBackend {
                 device: open_device(request)?,
             }),
             epoch: 0,
-            search_begun: false,
-            batch_begun: false,
+            begun: Begun::Nothing,
         })
     }
 
@@ -130,8 +135,8 @@ impl CudaBackend {
                     .map_err(during("result readback"))
             })
             .and_then(|()| watchdog.wait(&stream, "the result readback"));
-        if result.is_err() {
-            self.search_begun = false;
+        if result.is_err() && self.begun == Begun::Search {
+            self.begun = Begun::Nothing;
         }
         result
     }
@@ -162,8 +167,7 @@ impl Backend for CudaBackend {
 
     fn upload(&mut self, graph: &Arc<Graph>, layout: &DeviceLayout) -> Result<(), BackendError> {
         self.held.device.watchdog.ready()?;
-        self.search_begun = false;
-        self.batch_begun = false;
+        self.begun = Begun::Nothing;
         let held = &mut *self.held;
         // Free the previous graph and batch first so their memory can be
         // reused.
@@ -191,9 +195,7 @@ impl Backend for CudaBackend {
         let held = &mut *self.held;
         held.device.watchdog.ready()?;
         let graph = held.graph.as_mut().ok_or_else(not_uploaded)?;
-        self.search_begun = false;
-        // The queues and control block are the search's now.
-        self.batch_begun = false;
+        self.begun = Begun::Nothing;
         let device = &held.device;
         let stream = &device.stream;
         let ids = sources.ids();
@@ -214,13 +216,13 @@ impl Backend for CudaBackend {
             u64::from(sources.len()),
             &args,
         )?;
-        self.search_begun = true;
+        self.begun = Begun::Search;
         Ok(())
     }
 
     fn run_wave(&mut self, command: &CheckedCommand) -> Result<WaveReport, BackendError> {
         let epoch = self.command_epoch(
-            self.search_begun,
+            self.begun == Begun::Search,
             "no search is in progress (none begun since the upload, or the last command failed). Fix: call begin_search before run_wave.",
         )?;
         let grids = grids(command);
@@ -236,7 +238,7 @@ impl Backend for CudaBackend {
             None,
         );
         if report.is_err() {
-            self.search_begun = false;
+            self.begun = Begun::Nothing;
         }
         report
     }
@@ -257,9 +259,7 @@ impl Backend for CudaBackend {
         let held = &mut *self.held;
         held.device.watchdog.ready()?;
         let graph = held.graph.as_mut().ok_or_else(not_uploaded)?;
-        self.batch_begun = false;
-        // The queues and control block are the batch's now.
-        self.search_begun = false;
+        self.begun = Begun::Nothing;
         let device = &held.device;
         let stream = &device.stream;
         let mut pass = DeviceBatch::prepare(stream, graph, held.batch.take(), sources, layout)?;
@@ -280,13 +280,13 @@ impl Backend for CudaBackend {
             &args,
         )?;
         held.batch = Some(pass);
-        self.batch_begun = true;
+        self.begun = Begun::Batch;
         Ok(())
     }
 
     fn run_batch_wave(&mut self, command: &CheckedCommand) -> Result<BatchReport, BackendError> {
         let epoch = self.command_epoch(
-            self.batch_begun,
+            self.begun == Begun::Batch,
             "no batch pass is in progress (none begun since the upload or the last begin_search, or the last batch command failed). Fix: call begin_batch before run_batch_wave.",
         )?;
         let grids = grids(command);
@@ -307,7 +307,7 @@ impl Backend for CudaBackend {
             Ok(BatchReport { wave, lanes })
         });
         if result.is_err() {
-            self.batch_begun = false;
+            self.begun = Begun::Nothing;
         }
         result
     }
