@@ -5,7 +5,8 @@ use std::sync::Arc;
 use vyre_driver::backend::DeviceCapabilities;
 use vyre_graph::Graph;
 use vyre_runtime::{
-    BatchRequest, BatchResult, Engine, SearchRequest, SearchResult, TopologyChoice,
+    BatchRequest, BatchResult, Engine, LoadReport, LoadRequest, SearchRequest, SearchResult,
+    TopologyChoice,
 };
 
 use crate::{BackendKind, Topology, VyreError};
@@ -57,6 +58,20 @@ impl Device {
     pub fn load(&mut self, graph: impl Into<Arc<Graph>>) -> Result<(), VyreError> {
         self.engine
             .load(graph.into())
+            .map_err(|error| VyreError::on_backend(self.kind, error))
+    }
+
+    /// Upload `request.graph` in the order it asks for (by degree, as given,
+    /// or the engine's choice), replacing the previous one. Sources and
+    /// results stay in the graph's own numbering either way.
+    ///
+    /// # Errors
+    ///
+    /// [`VyreError::Engine`] when a relabelled copy does not fit the host,
+    /// the graph does not fit the device, or the upload fails.
+    pub fn load_with(&mut self, request: LoadRequest) -> Result<LoadReport, VyreError> {
+        self.engine
+            .load_with(request)
             .map_err(|error| VyreError::on_backend(self.kind, error))
     }
 

@@ -39,6 +39,6 @@ pub use vyre_driver::megakernel_execution::MegakernelExecutionTopology as Topolo
 pub use vyre_graph as graph;
 pub use vyre_runtime as runtime;
 pub use vyre_runtime::{
-    BatchRequest, BatchResult, ChainMode, EngineError, LaneResult, LevelTrace, PassTrace,
-    SearchRequest, SearchResult, TopologyChoice,
+    BatchRequest, BatchResult, ChainMode, EngineError, LaneResult, LevelTrace, LoadReport,
+    LoadRequest, PassTrace, SearchRequest, SearchResult, TopologyChoice, VertexOrder,
 };

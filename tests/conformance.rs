@@ -3,8 +3,6 @@
 
 mod support;
 
-use std::sync::Arc;
-
 use vyre::BackendKind;
 use vyre::conformance::{CorpusSize, Verdict, check_batch, check_case, corpus, modes};
 
@@ -20,7 +18,7 @@ fn conforms(kind: BackendKind) {
     let mut skipped = std::collections::BTreeSet::new();
     for case in &cases {
         device
-            .load(Arc::clone(&case.graph))
+            .load_with(case.load_request())
             .unwrap_or_else(|e| panic!("{kind}: loading {} failed: {e}", case.name));
         for mode in modes() {
             let batch = check_batch(&mut device, case, mode);

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Parser;
 use clap::error::{ContextKind, ErrorKind};
 use vyre::graph::load::DEFAULT_MAX_DECOMPRESSED_BYTES;
-use vyre::{BackendChoice, ChainMode, TopologyChoice, parse_topology};
+use vyre::{BackendChoice, ChainMode, TopologyChoice, VertexOrder, parse_topology};
 
 /// BFS on the best backend found, with Graph500 validation.
 ///
@@ -42,6 +42,11 @@ pub struct Args {
     /// Chaining of per-wave levels: auto, off, or a level count.
     #[arg(long, default_value = "auto", value_parser = chain_mode)]
     pub chain: ChainMode,
+    /// Vertex numbering on the device: auto (by degree on large skewed
+    /// graphs), by-degree, or as-given. Sources and results use the graph's
+    /// own ids either way; the renumbering is timed apart from searches.
+    #[arg(long, default_value = "auto", value_parser = vertex_order)]
+    pub order: VertexOrder,
     /// Print the per-wave table: topology, frontier, edges, times and the
     /// policy's reason.
     #[arg(long)]
@@ -92,6 +97,17 @@ fn topology_choice(text: &str) -> Result<TopologyChoice, String> {
         return Ok(TopologyChoice::Auto);
     }
     parse_topology(text).map(TopologyChoice::Forced)
+}
+
+fn vertex_order(text: &str) -> Result<VertexOrder, String> {
+    match text {
+        "auto" => Ok(VertexOrder::Auto),
+        "by-degree" => Ok(VertexOrder::ByDegree),
+        "as-given" => Ok(VertexOrder::AsGiven),
+        other => Err(format!(
+            "unknown vertex order '{other}'. Fix: use auto, by-degree or as-given."
+        )),
+    }
 }
 
 fn chain_mode(text: &str) -> Result<ChainMode, String> {

@@ -18,9 +18,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use vyre::OpenRequest;
 use vyre::graph::load::save_binary;
 use vyre::measure::{MeasureEvent, MeasureRequest, Measurement, measure_with};
+use vyre::{LoadRequest, OpenRequest};
 
 use args::Args;
 use files::Output;
@@ -75,13 +75,17 @@ fn run(args: &Args) -> Result<bool, String> {
         ));
     }
     let phase = phases.start("upload", Count::Nothing);
-    device
-        .load(Arc::clone(&loaded.graph))
+    let load_report = device
+        .load_with(LoadRequest {
+            order: args.order,
+            ..LoadRequest::new(Arc::clone(&loaded.graph))
+        })
         .map_err(|e| e.to_string())?;
-    let upload_time = phase.finish(&format!(
-        "to {} ({})",
+    phase.finish(&format!(
+        "to {} ({}); vertex order {}",
         device.capabilities().device_name,
-        device.backend()
+        device.backend(),
+        load_report.order.reason
     ));
 
     let sources = load::sources(args, &loaded.graph)?;
@@ -103,7 +107,7 @@ fn run(args: &Args) -> Result<bool, String> {
             loaded: &loaded,
             graph_name: &args.graph,
             open_time,
-            upload_time,
+            load_report: &load_report,
             validation_time: Duration::ZERO,
         };
         if args.json {
@@ -137,7 +141,7 @@ fn run(args: &Args) -> Result<bool, String> {
         loaded: &loaded,
         graph_name: &args.graph,
         open_time,
-        upload_time,
+        load_report: &load_report,
         validation_time,
     };
     if args.json {

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use vyre::measure::{Measurement, SourceRun};
-use vyre::{Device, topology_sequence};
+use vyre::{Device, LoadReport, topology_sequence};
 
 use crate::load::{Loaded, shape};
 use crate::progress::seconds;
@@ -15,7 +15,7 @@ pub struct Context<'a> {
     pub loaded: &'a Loaded,
     pub graph_name: &'a str,
     pub open_time: Duration,
-    pub upload_time: Duration,
+    pub load_report: &'a LoadReport,
     pub validation_time: Duration,
 }
 
@@ -64,12 +64,14 @@ pub fn print_header(ctx: &Context<'_>, show_trace: bool) {
         shape(&loaded.graph),
         loaded.numbering
     );
+    println!("order    {}", ctx.load_report.order.reason);
     println!(
-        "times    open {}, load {}, build {}, upload {}, validation {}",
+        "times    open {}, load {}, build {}, relabel {}, upload {}, validation {}",
         seconds(ctx.open_time),
         seconds(loaded.load_time),
         seconds(loaded.build_time),
-        seconds(ctx.upload_time),
+        seconds(ctx.load_report.relabel_time),
+        seconds(ctx.load_report.upload_time),
         seconds(ctx.validation_time)
     );
     if show_trace {
@@ -180,7 +182,10 @@ pub fn context_json(ctx: &Context<'_>) -> serde_json::Value {
         "open_seconds": ctx.open_time.as_secs_f64(),
         "load_seconds": ctx.loaded.load_time.as_secs_f64(),
         "build_seconds": ctx.loaded.build_time.as_secs_f64(),
-        "upload_seconds": ctx.upload_time.as_secs_f64(),
+        "vertex_order": ctx.load_report.order.reason,
+        "relabelled_by_degree": ctx.load_report.order.by_degree,
+        "relabel_seconds": ctx.load_report.relabel_time.as_secs_f64(),
+        "upload_seconds": ctx.load_report.upload_time.as_secs_f64(),
         "validation_seconds": ctx.validation_time.as_secs_f64(),
     })
 }

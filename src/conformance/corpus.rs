@@ -10,6 +10,7 @@ use vyre_graph::generate::{
     uniform_random,
 };
 use vyre_graph::{Graph, GraphError};
+use vyre_runtime::{LoadRequest, VertexOrder};
 
 /// How big a corpus to build.
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
@@ -31,6 +32,9 @@ pub struct Case {
     pub name: String,
     /// The graph.
     pub graph: Arc<Graph>,
+    /// How the device numbers its vertices (sources and results stay in
+    /// the graph's numbering).
+    pub order: VertexOrder,
     /// Source sets; each is one search (several sources = multi-source BFS).
     pub sources: Vec<Vec<u32>>,
     /// Reference results, computed once per source set on first use.
@@ -43,6 +47,24 @@ pub struct Case {
 }
 
 impl Case {
+    /// What loading this case asks of a device.
+    #[must_use]
+    pub fn load_request(&self) -> LoadRequest {
+        LoadRequest {
+            order: self.order,
+            ..LoadRequest::new(Arc::clone(&self.graph))
+        }
+    }
+
+    /// The same case with the device numbering its vertices by degree.
+    fn by_degree(&self) -> Self {
+        Self {
+            name: format!("{}-by-degree", self.name),
+            order: VertexOrder::ByDegree,
+            ..self.clone()
+        }
+    }
+
     /// The serial reference BFS from source set `index` (computed once).
     ///
     /// # Panics
@@ -93,6 +115,7 @@ fn case(name: impl Into<String>, graph: Graph, sources: Vec<Vec<u32>>) -> Case {
         batch_sources: batch_sources(&graph, &sources),
         batch_expected: OnceLock::new(),
         graph: Arc::new(graph),
+        order: VertexOrder::Auto,
         expected: sources.iter().map(|_| OnceLock::new()).collect(),
         sources,
     }
@@ -248,6 +271,16 @@ pub fn corpus(size: CorpusSize) -> Result<Vec<Case>, GraphError> {
         disconnected()?,
         loops_and_duplicates()?,
     ];
+    // Renumbered by degree on the device: results must come back in the
+    // graph's own ids, parents included.
+    let relabelled: Vec<Case> = cases
+        .iter()
+        .filter(|c| {
+            c.name.starts_with("kron") || c.name == "disconnected" || c.name.starts_with("loops")
+        })
+        .map(Case::by_degree)
+        .collect();
+    cases.extend(relabelled);
     cases.extend(trivial()?);
     if size == CorpusSize::Large {
         // One search each: the serial reference on a billion edges takes seconds.

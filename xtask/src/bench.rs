@@ -13,10 +13,14 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
+use vyre::graph::Graph;
 use vyre::graph::spec::GraphSpec;
 use vyre::graph::teps::sample_sources;
 use vyre::measure::{MeasureRequest, measure};
-use vyre::{BackendChoice, ChainMode, OpenRequest, Topology, TopologyChoice};
+use vyre::{
+    BackendChoice, ChainMode, Device, LoadRequest, OpenRequest, Topology, TopologyChoice,
+    VertexOrder,
+};
 
 pub use report::{Row, date, median, write_reports};
 
@@ -47,6 +51,11 @@ pub struct Args {
     /// For graphs whose slow variants would take minutes, like a long chain.
     #[arg(long = "only")]
     only: Vec<String>,
+    /// Vertex orders to load each graph in (auto, by-degree, as-given), each
+    /// timed in turn; variants of an order other than a lone `auto` are
+    /// named with it, e.g. `auto [as-given]`.
+    #[arg(long, value_delimiter = ',', default_value = "auto", value_parser = order)]
+    orders: Vec<VertexOrder>,
     /// Run the PyTorch baseline (`benches/pytorch_bfs.py`) on these graphs too.
     #[arg(long, value_delimiter = ',')]
     pytorch: Vec<String>,
@@ -63,6 +72,29 @@ pub struct Args {
     /// Commit the binaries were built from (recorded in the report).
     #[arg(long, default_value = "unknown")]
     commit: String,
+}
+
+fn order(text: &str) -> Result<VertexOrder, String> {
+    ORDERS
+        .iter()
+        .find(|(name, _)| *name == text)
+        .map(|&(_, order)| order)
+        .ok_or_else(|| {
+            format!("unknown vertex order '{text}'. Fix: use auto, by-degree or as-given.")
+        })
+}
+
+const ORDERS: [(&str, VertexOrder); 3] = [
+    ("auto", VertexOrder::Auto),
+    ("by-degree", VertexOrder::ByDegree),
+    ("as-given", VertexOrder::AsGiven),
+];
+
+fn order_name(order: VertexOrder) -> &'static str {
+    ORDERS
+        .iter()
+        .find(|(_, o)| *o == order)
+        .map_or("auto", |&(name, _)| name)
 }
 
 /// One variant to time on one graph.
@@ -143,6 +175,7 @@ pub fn run(args: &Args) -> Result<(), String> {
         return Err(format!("no backend opened: {}", unavailable.join("; ")));
     }
     let mut baselines = Vec::new();
+    let mut notes = Vec::new();
     for spec_text in &args.graphs {
         let started = Instant::now();
         let spec: GraphSpec = spec_text.parse().map_err(|e| format!("{e}"))?;
@@ -160,35 +193,34 @@ pub fn run(args: &Args) -> Result<(), String> {
             sample_sources(&graph, args.sources, 1)
         };
         for device in &mut devices {
-            device.load(Arc::clone(&graph)).map_err(|e| e.to_string())?;
-            let fused = device
-                .capabilities()
-                .megakernel
-                .supports_device_wide_barrier;
-            for variant in &variants(args, high_diameter, fused) {
-                let request = MeasureRequest {
-                    sources: &sources,
-                    topology: variant.topology,
-                    chaining: variant.chaining,
-                    // Validate the policy's results; forced variants are covered
-                    // by `xtask conformance`.
-                    validate: variant.name == "auto",
-                    repeats: args.repeats,
-                };
-                match measure(device, &graph, &request) {
-                    Ok(m) => rows.push(Row::new(spec_text, &graph, device, &variant.name, &m)),
-                    Err(e) => rows.push(Row::failed(
-                        spec_text,
-                        &graph,
-                        device,
-                        &variant.name,
-                        &e.to_string(),
-                    )),
-                }
-                eprintln!(
-                    "bench: {}",
-                    rows.last().map(Row::one_line).unwrap_or_default()
+            for &order in &args.orders {
+                let report = device
+                    .load_with(LoadRequest {
+                        order,
+                        ..LoadRequest::new(Arc::clone(&graph))
+                    })
+                    .map_err(|e| e.to_string())?;
+                let note = format!(
+                    "{spec_text} on {}: vertex order {}; relabelling took {:.3} s, the upload {:.3} s (construction, not in any search's time)",
+                    device.backend(),
+                    report.order.reason,
+                    report.relabel_time.as_secs_f64(),
+                    report.upload_time.as_secs_f64()
                 );
+                eprintln!("bench: {note}");
+                notes.push(note);
+                let suffix = if args.orders == [VertexOrder::Auto] {
+                    String::new()
+                } else {
+                    format!(" [{}]", order_name(order))
+                };
+                let run = GraphRun {
+                    spec: spec_text,
+                    graph: &graph,
+                    sources: &sources,
+                    high_diameter,
+                };
+                time_variants(args, device, &run, &suffix, &mut rows);
             }
         }
         if args.pytorch.iter().any(|p| p == spec_text) {
@@ -213,7 +245,57 @@ pub fn run(args: &Args) -> Result<(), String> {
         &args.commit,
         &devices,
         &unavailable,
+        &notes,
         &rows,
         &baselines,
     )
+}
+
+/// One graph of the bench and the searches to time on it.
+struct GraphRun<'a> {
+    spec: &'a str,
+    graph: &'a Graph,
+    sources: &'a [u32],
+    high_diameter: bool,
+}
+
+/// Every variant of `args` for `run`'s graph (loaded on `device`), each
+/// row's variant named with `suffix`.
+fn time_variants(
+    args: &Args,
+    device: &mut Device,
+    run: &GraphRun<'_>,
+    suffix: &str,
+    rows: &mut Vec<Row>,
+) {
+    let GraphRun {
+        spec: spec_text,
+        graph,
+        sources,
+        high_diameter,
+    } = *run;
+    let fused = device
+        .capabilities()
+        .megakernel
+        .supports_device_wide_barrier;
+    for variant in &variants(args, high_diameter, fused) {
+        let request = MeasureRequest {
+            sources,
+            topology: variant.topology,
+            chaining: variant.chaining,
+            // Validate the policy's results; forced variants are covered
+            // by `xtask conformance`.
+            validate: variant.name == "auto",
+            repeats: args.repeats,
+        };
+        let name = format!("{}{suffix}", variant.name);
+        match measure(device, graph, &request) {
+            Ok(m) => rows.push(Row::new(spec_text, graph, device, &name, &m)),
+            Err(e) => rows.push(Row::failed(spec_text, graph, device, &name, &e.to_string())),
+        }
+        eprintln!(
+            "bench: {}",
+            rows.last().map(Row::one_line).unwrap_or_default()
+        );
+    }
 }

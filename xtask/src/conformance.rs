@@ -1,7 +1,6 @@
 //! `cargo xtask conformance`: every backend × every topology × the corpus.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 use std::time::Instant;
 
 use vyre::conformance::{CaseOutcome, CorpusSize, Verdict, check_batch, check_case, corpus, modes};
@@ -87,7 +86,7 @@ pub fn run(args: &Args) -> Result<Tally, String> {
         println!("\n== {kind}: {} ==", device.capabilities().device_name);
         let mut rows: BTreeMap<String, Vec<CaseOutcome>> = BTreeMap::new();
         for case in &cases {
-            if let Err(e) = device.load(Arc::clone(&case.graph)) {
+            if let Err(e) = device.load_with(case.load_request()) {
                 println!("{:<28} load FAILED: {e}", case.name);
                 tally.failed += 2 * modes().len() as u64;
                 continue;

@@ -26,6 +26,7 @@ pub mod error;
 pub mod generate;
 pub mod load;
 pub mod memory;
+pub mod relabel;
 pub mod save;
 pub mod spec;
 pub mod teps;

@@ -3,7 +3,8 @@
 //! stands) and drives any backend through BFS waves. It knows no GPU API and
 //! names no backend.
 //!
-//! - [`plan`]: the decisions, one module each (topology, chain, grid);
+//! - [`plan`]: the decisions, one module each (topology, chain, grid,
+//!   vertex order);
 //! - [`engine`]: the search loop that makes them wave by wave;
 //! - [`megakernel::planner`]: the seed's path to the grid planner.
 #![forbid(unsafe_code)]
@@ -13,6 +14,7 @@ pub mod megakernel;
 pub mod plan;
 
 pub use engine::{
-    BatchRequest, BatchResult, ChainMode, Engine, EngineError, LaneResult, LevelTrace, PassTrace,
-    SearchRequest, SearchResult, TopologyChoice,
+    BatchRequest, BatchResult, ChainMode, Engine, EngineError, LaneResult, LevelTrace, LoadReport,
+    LoadRequest, PassTrace, SearchRequest, SearchResult, TopologyChoice,
 };
+pub use plan::order::{OrderDecision, VertexOrder};

@@ -136,6 +136,7 @@ pub fn write_reports(
     commit: &str,
     devices: &[Device],
     unavailable: &[String],
+    notes: &[String],
     rows: &[Row],
     baselines: &[Baseline],
 ) -> Result<(), String> {
@@ -156,6 +157,9 @@ pub fn write_reports(
     }
     for why in unavailable {
         let _ = writeln!(md, "- not measured: {why}");
+    }
+    for note in notes {
+        let _ = writeln!(md, "- {note}");
     }
     let _ = writeln!(
         md,

@@ -92,8 +92,8 @@ impl Engine {
         let graph = &loaded.graph;
         let n = graph.vertex_count() as usize;
         let total = request.sources.len();
-        let chunks: Vec<BatchSources> = request
-            .sources
+        let device_sources = loaded.device_ids(request.sources);
+        let chunks: Vec<BatchSources> = device_sources
             .chunks(BATCH_LANES as usize)
             .map(|chunk| BatchSources::new(chunk, graph))
             .collect::<Result<_, _>>()?;
@@ -160,12 +160,20 @@ impl Engine {
                     levels.len()
                 )));
             }
-            lanes.extend(lane_results(sources, &counts));
+            lanes.extend(
+                lane_results(sources, &counts)
+                    .into_iter()
+                    .map(|lane| LaneResult {
+                        source: loaded.caller_id(lane.source),
+                        ..lane
+                    }),
+            );
             if let Some(all) = depths.as_mut() {
                 let k = sources.lanes() as usize;
                 let mut pass = try_filled(n * k)?;
                 self.backend.read_batch_depths(&mut pass)?;
                 for (v, row) in pass.chunks_exact(k).enumerate() {
+                    let v = loaded.caller_id(v as u32) as usize;
                     all[v * total + first..v * total + first + k].copy_from_slice(row);
                 }
             }

@@ -51,6 +51,9 @@ pub enum EngineError {
         /// Its bytes.
         bytes: u64,
     },
+    /// The graph could not be prepared for the device (its relabelled copy
+    /// did not fit the host's memory).
+    Graph(vyre_graph::GraphError),
     /// The backend broke the contract (for example it allocated more than
     /// the plan, or reported no progress).
     ContractViolation(String),
@@ -101,6 +104,7 @@ impl fmt::Display for EngineError {
                 f,
                 "the host could not allocate {bytes} bytes for {what}. Fix: ask for fewer searches at once or keep counts only."
             ),
+            Self::Graph(e) => write!(f, "{e}"),
             Self::ContractViolation(what) => write!(
                 f,
                 "backend contract violated: {what}. Fix: this is a vyre bug; please report it with the graph and backend."
@@ -114,6 +118,12 @@ impl std::error::Error for EngineError {}
 impl From<BackendError> for EngineError {
     fn from(e: BackendError) -> Self {
         Self::Backend(e)
+    }
+}
+
+impl From<vyre_graph::GraphError> for EngineError {
+    fn from(e: vyre_graph::GraphError) -> Self {
+        Self::Graph(e)
     }
 }
 

@@ -14,6 +14,7 @@
 
 mod batch;
 mod error;
+mod load;
 mod request;
 pub(crate) mod telemetry;
 mod waves;
@@ -29,17 +30,21 @@ use vyre_driver::megakernel_execution::{
     plan_megakernel_memory_budget,
 };
 use vyre_graph::Graph;
+use vyre_graph::relabel::Relabelling;
 
 pub use batch::{BatchRequest, BatchResult, LaneResult, PassTrace};
 pub use error::EngineError;
+pub use load::{LoadReport, LoadRequest};
 pub use request::{ChainMode, LevelTrace, SearchRequest, SearchResult, TopologyChoice};
 
-use crate::plan::chain::MAX_FUSED_LEVELS;
 use waves::{Pass, WavePlan};
 
 /// The graph on the engine's device, with its layout and memory plan.
 struct LoadedGraph {
+    /// The graph as the device numbers it.
     graph: Arc<Graph>,
+    /// The device's numbering, when it is not the caller's.
+    relabelling: Option<Relabelling>,
     layout: DeviceLayout,
     bytes: LayoutBytes,
     budget_bytes: u64,
@@ -96,53 +101,6 @@ impl Engine {
         self.backend.allocated_bytes()
     }
 
-    /// Upload `graph`, replacing the previous one. The memory plan is checked
-    /// against the budget before anything is allocated.
-    ///
-    /// # Errors
-    ///
-    /// [`EngineError::Memory`] when the graph does not fit (nothing is
-    /// allocated), [`EngineError::Backend`] when the upload fails.
-    pub fn load(&mut self, graph: Arc<Graph>) -> Result<(), EngineError> {
-        self.loaded = None;
-        let caps = self.backend.capabilities();
-        let layout = DeviceLayout::for_graph(&graph, caps, MAX_FUSED_LEVELS)?;
-        let bytes = layout.planner_bytes();
-        let budget_bytes = self
-            .memory_budget_override
-            .unwrap_or(caps.memory_budget_bytes);
-        let memory = plan_memory(
-            MegakernelExecutionTopology::SparseFrontier,
-            &graph,
-            &bytes,
-            budget_bytes,
-        )?;
-        if memory.required_bytes != layout.total_bytes() {
-            return Err(EngineError::ContractViolation(format!(
-                "the layout totals {} bytes but its planner split adds up to {}",
-                layout.total_bytes(),
-                memory.required_bytes
-            )));
-        }
-        self.backend.upload(&graph, &layout)?;
-        let held = self.backend.allocated_bytes();
-        if held > memory.required_bytes {
-            return Err(EngineError::ContractViolation(format!(
-                "the backend of {} holds {held} bytes but the plan allows {}",
-                self.backend.capabilities().device_name,
-                memory.required_bytes
-            )));
-        }
-        self.loaded = Some(LoadedGraph {
-            graph,
-            layout,
-            bytes,
-            budget_bytes,
-            memory,
-        });
-        Ok(())
-    }
-
     /// Run one search.
     ///
     /// # Errors
@@ -151,7 +109,7 @@ impl Engine {
     /// device cannot run, or a backend failure.
     pub fn bfs(&mut self, request: &SearchRequest<'_>) -> Result<SearchResult, EngineError> {
         let loaded = self.loaded.as_ref().ok_or(EngineError::NoGraph)?;
-        let sources = SearchSources::new(request.sources, &loaded.graph)?;
+        let sources = SearchSources::new(&loaded.device_ids(request.sources), &loaded.graph)?;
         let plan = WavePlan::new(
             self.backend.as_ref(),
             loaded,
@@ -172,6 +130,14 @@ impl Engine {
         let mut parents = vec![0u32; n];
         self.backend.read_depths(&mut depths)?;
         self.backend.read_parents(&mut parents)?;
+        if let Some(map) = &loaded.relabelling {
+            let mut restored = vec![0u32; n];
+            map.restore_values(&depths, &mut restored);
+            depths = restored;
+            let mut restored = vec![0u32; n];
+            map.restore_ids(&parents, &mut restored);
+            parents = restored;
+        }
         Ok(SearchResult {
             depths,
             parents,
@@ -179,6 +145,24 @@ impl Engine {
             search_time,
             readback_time: readback_started.elapsed(),
         })
+    }
+}
+
+impl LoadedGraph {
+    /// `ids` of the caller's numbering in the device's.
+    fn device_ids(&self, ids: &[u32]) -> Vec<u32> {
+        match &self.relabelling {
+            Some(map) => map.to_new(ids),
+            None => ids.to_vec(),
+        }
+    }
+
+    /// Vertex `id` of the device's numbering in the caller's.
+    fn caller_id(&self, id: u32) -> u32 {
+        self.relabelling
+            .as_ref()
+            .and_then(|map| map.old_id(id))
+            .unwrap_or(id)
     }
 }
 

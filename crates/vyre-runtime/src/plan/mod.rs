@@ -5,6 +5,7 @@
 //! | which topology a wave runs (the seed policy, with hysteresis and cached memory plans) | [`topology`] |
 //! | how many levels a command may run, and the density band it stays in | [`chain`] |
 //! | every grid: first level, the rule for later levels, a fused launch's width | [`grid`] |
+//! | whether a loaded graph's vertices are renumbered by degree | [`order`] |
 //!
 //! The engine ([`crate::engine`]) asks each in turn and puts the answers in
 //! a `WaveCommand`; what a command may be is checked once by
@@ -13,4 +14,5 @@
 
 pub mod chain;
 pub mod grid;
+pub mod order;
 pub mod topology;

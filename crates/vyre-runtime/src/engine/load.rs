@@ -1,0 +1,139 @@
+//! Loading a graph: its vertex order (renumbered by degree or not), its
+//! layout and memory plan, and the upload.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use vyre_driver::backend::DeviceLayout;
+use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
+use vyre_graph::Graph;
+use vyre_graph::memory::MemoryLimit;
+use vyre_graph::relabel::{Relabelling, relabel_by_degree};
+
+use super::{Engine, EngineError, LoadedGraph, plan_memory};
+use crate::plan::chain::MAX_FUSED_LEVELS;
+use crate::plan::order::{OrderDecision, VertexOrder, choose_order};
+
+/// A graph to load and how.
+#[derive(Clone, Debug)]
+pub struct LoadRequest {
+    /// The graph, in the caller's numbering: sources and results stay in
+    /// it whatever the order on the device.
+    pub graph: Arc<Graph>,
+    /// How its vertices are numbered on the device.
+    pub order: VertexOrder,
+    /// Host bytes a relabelled copy may take; what the machine has
+    /// available when `None`.
+    pub host_memory_limit: Option<u64>,
+}
+
+impl LoadRequest {
+    /// Load `graph` with the engine choosing its order.
+    #[must_use]
+    pub fn new(graph: impl Into<Arc<Graph>>) -> Self {
+        Self {
+            graph: graph.into(),
+            order: VertexOrder::Auto,
+            host_memory_limit: None,
+        }
+    }
+}
+
+/// What a load did besides the upload.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadReport {
+    /// The vertex order chosen and why.
+    pub order: OrderDecision,
+    /// Host time spent renumbering (zero when the order is kept): graph
+    /// construction, apart from every search's time.
+    pub relabel_time: Duration,
+    /// Host time of the upload.
+    pub upload_time: Duration,
+}
+
+impl Engine {
+    /// Upload `graph` in the order the engine chooses ([`VertexOrder::Auto`]),
+    /// replacing the previous one. See [`Engine::load_with`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Engine::load_with`].
+    pub fn load(&mut self, graph: Arc<Graph>) -> Result<(), EngineError> {
+        self.load_with(LoadRequest::new(graph)).map(|_| ())
+    }
+
+    /// Upload `request.graph`, replacing the previous one: renumbered by
+    /// degree when its order says so, then checked against the memory
+    /// budget before anything is allocated on the device.
+    ///
+    /// # Errors
+    ///
+    /// [`EngineError::Graph`] when a relabelled copy does not fit the host,
+    /// [`EngineError::Memory`] when the graph does not fit the device
+    /// (nothing is allocated), [`EngineError::Backend`] when the upload
+    /// fails.
+    pub fn load_with(&mut self, request: LoadRequest) -> Result<LoadReport, EngineError> {
+        self.loaded = None;
+        let order = choose_order(&request.graph, request.order);
+        let relabel_started = Instant::now();
+        let (graph, relabelling) = if order.by_degree {
+            let limit = MemoryLimit::resolve(request.host_memory_limit);
+            let (graph, map) = relabel_by_degree(&request.graph, limit.as_ref())?;
+            (Arc::new(graph), Some(map))
+        } else {
+            (request.graph, None)
+        };
+        let relabel_time = relabel_started.elapsed();
+        let upload_started = Instant::now();
+        self.upload(graph, relabelling)?;
+        Ok(LoadReport {
+            order,
+            relabel_time,
+            upload_time: upload_started.elapsed(),
+        })
+    }
+
+    fn upload(
+        &mut self,
+        graph: Arc<Graph>,
+        relabelling: Option<Relabelling>,
+    ) -> Result<(), EngineError> {
+        let caps = self.backend.capabilities();
+        let layout = DeviceLayout::for_graph(&graph, caps, MAX_FUSED_LEVELS)?;
+        let bytes = layout.planner_bytes();
+        let budget_bytes = self
+            .memory_budget_override
+            .unwrap_or(caps.memory_budget_bytes);
+        let memory = plan_memory(
+            MegakernelExecutionTopology::SparseFrontier,
+            &graph,
+            &bytes,
+            budget_bytes,
+        )?;
+        if memory.required_bytes != layout.total_bytes() {
+            return Err(EngineError::ContractViolation(format!(
+                "the layout totals {} bytes but its planner split adds up to {}",
+                layout.total_bytes(),
+                memory.required_bytes
+            )));
+        }
+        self.backend.upload(&graph, &layout)?;
+        let held = self.backend.allocated_bytes();
+        if held > memory.required_bytes {
+            return Err(EngineError::ContractViolation(format!(
+                "the backend of {} holds {held} bytes but the plan allows {}",
+                self.backend.capabilities().device_name,
+                memory.required_bytes
+            )));
+        }
+        self.loaded = Some(LoadedGraph {
+            graph,
+            relabelling,
+            layout,
+            bytes,
+            budget_bytes,
+            memory,
+        });
+        Ok(())
+    }
+}

@@ -1,0 +1,106 @@
+//! Whether the engine renumbers a graph's vertices by degree at load.
+//!
+//! Bottom-up levels end their look for a parent sooner when each row lists
+//! its highest-degree neighbours first (`vyre_graph::relabel`), which pays
+//! on skewed (power-law) graphs. Grids, road networks and meshes come with a
+//! numbering whose locality a degree order would destroy, so they keep
+//! theirs. The relabelling is construction work, timed apart from searches.
+
+use vyre_graph::Graph;
+use vyre_graph::relabel::top_degree_share;
+
+/// Below this many vertices the graph stays in cache either way.
+pub const RELABEL_MIN_VERTICES: u32 = 1 << 16;
+/// The fraction of highest-degree vertices whose share of the edges
+/// measures skew.
+pub const RELABEL_TOP_FRACTION: f64 = 0.01;
+/// Share of edge endpoints the top [`RELABEL_TOP_FRACTION`] must hold for
+/// a graph to count as skewed: about 0.01-0.03 on grids, roads and uniform
+/// random graphs, above 0.4 on Graph500 Kronecker graphs.
+pub const RELABEL_MIN_TOP_SHARE: f64 = 0.25;
+
+/// How a loaded graph's vertices are numbered on the device.
+#[derive(Clone, Copy, Debug, Default, Eq, PartialEq)]
+pub enum VertexOrder {
+    /// By degree when the graph is large and skewed (see the constants).
+    #[default]
+    Auto,
+    /// As the caller numbered them.
+    AsGiven,
+    /// By degree, highest first, whatever the graph.
+    ByDegree,
+}
+
+/// The order chosen for a graph and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OrderDecision {
+    /// Whether the vertices are renumbered by degree.
+    pub by_degree: bool,
+    /// In words, for traces.
+    pub reason: String,
+}
+
+/// The order `requested` gives `graph`.
+#[must_use]
+pub fn choose_order(graph: &Graph, requested: VertexOrder) -> OrderDecision {
+    let decided = |by_degree: bool, reason: String| OrderDecision { by_degree, reason };
+    match requested {
+        VertexOrder::AsGiven => decided(false, "as given (requested)".into()),
+        VertexOrder::ByDegree => decided(true, "by degree (requested)".into()),
+        VertexOrder::Auto if graph.vertex_count() < RELABEL_MIN_VERTICES => decided(
+            false,
+            format!(
+                "as given: fewer than {RELABEL_MIN_VERTICES} vertices stay in cache either way"
+            ),
+        ),
+        VertexOrder::Auto => {
+            let share = top_degree_share(graph, RELABEL_TOP_FRACTION);
+            let top = RELABEL_TOP_FRACTION * 100.0;
+            let by_degree = share >= RELABEL_MIN_TOP_SHARE;
+            let verdict = if by_degree {
+                "by degree: skewed"
+            } else {
+                "as given: not skewed"
+            };
+            decided(
+                by_degree,
+                format!(
+                    "{verdict} (the top {top}% of vertices hold {:.0}% of edge endpoints; the \
+                     threshold is {:.0}%)",
+                    share * 100.0,
+                    RELABEL_MIN_TOP_SHARE * 100.0
+                ),
+            )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use vyre_graph::generate::{KroneckerSpec, grid_2d, kronecker, star};
+
+    use super::*;
+
+    #[test]
+    fn large_skewed_graphs_are_relabelled_and_the_rest_keep_their_ids() {
+        let kron = kronecker(KroneckerSpec {
+            scale: 16,
+            ..KroneckerSpec::default()
+        })
+        .unwrap();
+        let auto = choose_order(&kron, VertexOrder::Auto);
+        assert!(auto.by_degree, "{}", auto.reason);
+        assert!(!choose_order(&kron, VertexOrder::AsGiven).by_degree);
+
+        let grid = grid_2d(300, 300).unwrap();
+        let auto = choose_order(&grid, VertexOrder::Auto);
+        assert!(!auto.by_degree, "{}", auto.reason);
+        assert!(auto.reason.contains("not skewed"), "{}", auto.reason);
+        assert!(choose_order(&grid, VertexOrder::ByDegree).by_degree);
+
+        // Skewed but small.
+        let small = star(1000).unwrap();
+        assert!(!choose_order(&small, VertexOrder::Auto).by_degree);
+        assert!(choose_order(&small, VertexOrder::ByDegree).by_degree);
+    }
+}
