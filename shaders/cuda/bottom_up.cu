@@ -11,8 +11,8 @@
 // first in-edge of every unvisited vertex and its frontier bit, then the
 // next VYRE_BU_NEAR in-edges of those that missed. On dense levels most
 // vertices find their parent there. The vertices with in-edges left are
-// searched more widely: by their whole warp (DenseFrontier) or by the whole
-// block, pooled in shared memory (BlockDenseFrontier).
+// searched more widely: pooled across their warp (DenseFrontier) or across
+// the whole block in shared memory (BlockDenseFrontier).
 
 // In-edges after the first that a lane probes for its own vertex, with the
 // loads issued together, before the vertex goes to the wider search.
@@ -21,8 +21,8 @@
 #define VYRE_DENSE_WORDS 4u
 // Words a BlockDenseFrontier warp probes at once (a divisor of 32).
 #define VYRE_TILE_WORDS 4u
-// In-edges a pooled vertex offers in its first round of a block scan; the
-// offer doubles every round, up to VYRE_TILE_MAX_OFFER.
+// In-edges a pooled vertex offers in its first round of a warp or block
+// scan; the offer doubles every round, up to VYRE_TILE_MAX_OFFER.
 #define VYRE_TILE_FIRST_OFFER 8u
 #define VYRE_TILE_MAX_OFFER 1024u
 
@@ -49,6 +49,18 @@ struct BuCounters {
 __device__ __forceinline__ void bu_claim(const VyreArgs& a, u32 v, u32 u, u32 next_depth) {
     a.depth[v] = next_depth;
     a.parent[v] = u;
+}
+
+// Bitmap words holding a vertex with in-edges: the words a level searches.
+__device__ __forceinline__ u64 bu_live_words(const VyreArgs& a) {
+    return ((u64)a.in_edge_end + 31) / 32;
+}
+
+// Zero the next-frontier words from `live` on (vertices without in-edges,
+// never found), over the whole grid: every word of bitmap_out is written.
+__device__ __forceinline__ void bu_clear_tail(const VyreArgs& a, u64 live) {
+    const u64 words = ((u64)a.vertex_count + 31) / 32;
+    for (u64 w = live + global_thread(); w < words; w += grid_threads()) a.bitmap_out[w] = 0;
 }
 
 // A lane's vertex of one word, after bu_probe_words.
@@ -144,66 +156,98 @@ __device__ __forceinline__ void bu_probe_words(const VyreArgs& a, u64 w0, u32 ne
     }
 }
 
-// The whole warp looks for a frontier vertex among in-edges [next, end):
-// rounds of 32 lanes x 1, 2, then 4 in-edges, each round's loads issued
-// together. Returns whether it found one, and it in `parent` (all lanes).
-// All lanes must call it with the same range.
-__device__ bool bu_warp_scan(const VyreArgs& a, u64 next, u64 end, u32& parent, BuCounters& c) {
-    const u32 lane = lane_id();
-    u32 per = 1;
-    for (u64 base = next; base < end; base += 32ull * per, per = per < 4 ? 2 * per : 4) {
-        u32 u[4];
-        bool ok[4];
+// The lane holding pool slot `slot`: the last lane whose offer starts at or
+// before it (lanes offering nothing share the next lane's start and lose to
+// it). Every lane must call it.
+__device__ __forceinline__ u32 bu_slot_holder(u32 start, u32 slot) {
+    u32 k = 0;
 #pragma unroll
-        for (u32 j = 0; j < 4; ++j) {
-            const u64 e = base + 32 * j + lane;
-            ok[j] = j < per && e < end;
-            u[j] = ok[j] ? __ldg(&a.in_targets[e]) : 0;
-            c.examined += ok[j];
-        }
-#pragma unroll
-        for (u32 j = 0; j < 4; ++j) ok[j] = ok[j] && in_frontier(a, u[j]);
-#pragma unroll
-        for (u32 j = 0; j < 4; ++j) {
-            const u32 hits = __ballot_sync(VYRE_FULL_MASK, ok[j]);
-            if (hits != 0) {
-                parent = __shfl_sync(VYRE_FULL_MASK, u[j], __ffs(hits) - 1);
-                return true;
-            }
-        }
+    for (u32 step = 16; step > 0; step >>= 1) {
+        if (__shfl_sync(VYRE_FULL_MASK, start, k + step) <= slot) k += step;
     }
-    return false;
+    return k;
 }
 
-// The lanes' open vertices of the word starting at `first_vertex`, one
-// after another, each scanned by the whole warp. All lanes must call it.
-__device__ __forceinline__ void bu_warp_rest(const VyreArgs& a, u64 first_vertex, u32 next_depth,
-                                             BuVertex& x, BuCounters& c) {
-    u32 open = __ballot_sync(VYRE_FULL_MASK, x.open);
-    while (open != 0) {
-        const u32 owner = __ffs(open) - 1;
-        open &= open - 1;
-        const u64 next = __shfl_sync(VYRE_FULL_MASK, x.next, owner);
-        const u64 end = __shfl_sync(VYRE_FULL_MASK, x.end, owner);
+// Lanes lo .. hi - 1 of a warp (clipped to 0 .. 32) as a mask.
+__device__ __forceinline__ u32 bu_lane_range(int lo, int hi) {
+    lo = lo < 0 ? 0 : lo;
+    hi = hi > 32 ? 32 : hi;
+    if (lo >= hi) return 0;
+    const u32 below_hi = hi == 32 ? VYRE_FULL_MASK : (1u << hi) - 1u;
+    return below_hi & ~((1u << lo) - 1u);
+}
+
+// The lanes' open vertices of the word starting at `first_vertex`, searched
+// together by the whole warp, so that one long row or many short ones keep
+// 32 loads in flight: each round every open vertex offers its next in-edges
+// (VYRE_TILE_FIRST_OFFER at first, twice as many each round), a warp scan
+// lays the offers end to end, and the lanes take them 32 at a time, four
+// chunks' loads issued together. A vertex's first hit claims it; its later
+// offers are skipped. All lanes must call it.
+__device__ void bu_warp_rest(const VyreArgs& a, u64 first_vertex, u32 next_depth, BuVertex& x,
+                             BuCounters& c) {
+    const u32 lane = lane_id();
+    u32 cap = VYRE_TILE_FIRST_OFFER;
+    while (__ballot_sync(VYRE_FULL_MASK, x.open) != 0) {
+        const u64 left = x.open ? x.end - x.next : 0;
+        const u32 offer = left < cap ? (u32)left : cap;
+        const u32 start = warp_inclusive_sum(offer) - offer;
+        const u32 total = __shfl_sync(VYRE_FULL_MASK, start + offer, 31);
+        bool claimed = false;
         u32 parent = 0;
-        if (bu_warp_scan(a, next, end, parent, c) && lane_id() == owner) {
-            const u32 v = (u32)(first_vertex + owner);
+        for (u32 base = 0; base < total; base += 4 * 32) {
+            const u32 done = __ballot_sync(VYRE_FULL_MASK, claimed);
+            u32 u[4];
+            bool ok[4];
+#pragma unroll
+            for (u32 j = 0; j < 4; ++j) {
+                const u32 slot = base + 32 * j + lane;
+                const u32 k = bu_slot_holder(start, slot);
+                const u64 row = __shfl_sync(VYRE_FULL_MASK, x.next, k);
+                const u32 from = __shfl_sync(VYRE_FULL_MASK, start, k);
+                ok[j] = slot < total && !((done >> k) & 1u);
+                u[j] = ok[j] ? __ldg(&a.in_targets[row + (slot - from)]) : 0;
+                c.examined += ok[j];
+            }
+#pragma unroll
+            for (u32 j = 0; j < 4; ++j) ok[j] = ok[j] && in_frontier(a, u[j]);
+#pragma unroll
+            for (u32 j = 0; j < 4; ++j) {
+                const u32 first_slot = base + 32 * j;
+                const int lo = (int)start - (int)first_slot;
+                const u32 mine = __ballot_sync(VYRE_FULL_MASK, ok[j]) &
+                                 bu_lane_range(lo, lo + (int)offer);
+                const u32 hit_lane = mine != 0 ? __ffs(mine) - 1 : 0;
+                const u32 candidate = __shfl_sync(VYRE_FULL_MASK, u[j], hit_lane);
+                if (mine != 0 && !claimed) {
+                    claimed = true;
+                    parent = candidate;
+                }
+            }
+        }
+        if (claimed) {
+            const u32 v = (u32)(first_vertex + lane);
             bu_claim(a, v, parent, next_depth);
             c.out_edges += out_degree(a, v);
             x.found = true;
         }
+        if (x.open) {
+            x.next += offer;
+            x.open = !claimed && x.next < x.end;
+        }
+        cap = cap < VYRE_TILE_MAX_OFFER ? 2 * cap : VYRE_TILE_MAX_OFFER;
     }
-    x.open = false;
 }
 
 // DenseFrontier: each warp takes VYRE_DENSE_WORDS words (32 vertices each)
 // at a time over the whole vertex range, searches the vertices the probes
-// left open with the whole warp, and writes each word with one ballot.
+// left open together with the whole warp (bu_warp_rest), and writes each
+// word with one ballot.
 // Slots: one per vertex (a warp per VYRE_DENSE_WORDS words; surplus blocks
 // only take part in the epilogue).
 extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_dense(const VyreArgs a) {
     if (command_stopped(a)) return;
-    const u64 words = ((u64)a.vertex_count + 31) / 32;
+    const u64 words = bu_live_words(a);
     const u64 batches = (words + VYRE_DENSE_WORDS - 1) / VYRE_DENSE_WORDS;
     const u32 active = active_blocks(batches * 32);
     const u32 next_depth = a.level + 1;
@@ -230,6 +274,7 @@ extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_dense(const Vy
             }
         }
     }
+    bu_clear_tail(a, words);
     finish_level(a, c.examined, c.out_edges, discovered);
 }
 
@@ -372,7 +417,7 @@ __device__ void bu_block_rest(const VyreArgs& a, BuTile s, u64 first_vertex, u32
 extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_block_dense(const VyreArgs a) {
     extern __shared__ u64 tile_smem[];
     if (command_stopped(a)) return;
-    const u64 words = ((u64)a.vertex_count + 31) / 32;
+    const u64 words = bu_live_words(a);
     const u32 active = active_blocks(words);
     const u32 next_depth = a.level + 1;
     const u32 width = blockDim.x;
@@ -417,5 +462,6 @@ extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_block_dense(co
             __syncthreads();
         }
     }
+    bu_clear_tail(a, words);
     finish_level(a, c.examined, c.out_edges, discovered);
 }

@@ -104,7 +104,7 @@ struct VyreArgs {
     u32* lane_depths;        // vertex-major, `lanes` per vertex; null when not kept
     u64 lane_mask;           // the lanes in use
     u32 lanes;               // lanes of the pass (1 to 64)
-    u32 reserved;
+    u32 in_edge_end;         // vertices from here on have no in-edges (bottom-up skips them)
 };
 
 __device__ __forceinline__ u32 lane_id() { return threadIdx.x & 31u; }

@@ -124,7 +124,10 @@ shared_struct! {
         lane_depths: u64,
         lane_mask: u64,
         lanes: u32,
-        reserved: u32,
+        /// Vertices from here on have no in-edges: bottom-up levels only
+        /// write their (empty) next-frontier words. Relabelling by degree
+        /// puts a power-law graph's isolated vertices there.
+        in_edge_end: u32,
     }
 }
 

@@ -145,10 +145,16 @@ pub(crate) fn run_command(
         }
     };
     // A conversion moves the frontier into the same buffer index of the
-    // other form, where level 0 reads it, on the first level's grid (the
-    // kernels stride over the items it does not cover).
+    // other form, where level 0 reads it, with a lane per item it walks
+    // (the kernels stride over any the grid does not cover).
+    let n = u64::from(graph.layout.vertex_count);
+    let items = match (batch.is_some(), form) {
+        (true, _) => n,
+        (false, FrontierForm::Bitmap) => u64::from(position.frontier_len),
+        (false, FrontierForm::Queue) => n.div_ceil(32),
+    };
     let conversion = Launch {
-        blocks: grids.first,
+        blocks: command.launch.workgroups_for_items(items),
         width: grids.width,
         shared_bytes: 0,
     };

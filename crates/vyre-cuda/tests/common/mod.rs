@@ -17,6 +17,7 @@ use vyre_graph::build::{BuildOptions, build_graph};
 use vyre_graph::generate::{
     KroneckerSpec, UniformSpec, chain, disjoint_union, grid_2d, kronecker, star, uniform_random,
 };
+use vyre_graph::relabel::relabel_by_degree;
 use vyre_graph::{Graph, UNREACHED};
 
 /// Whether the tests run against the CPU stand-in for libcuda
@@ -286,6 +287,42 @@ pub fn corpus() -> Vec<Case> {
             })
             .expect("kronecker"),
             vec![vec![1], vec![2, 3, 4]],
+        ),
+        case(
+            // A power-law graph renumbered by degree, its isolated vertices
+            // last: bottom-up levels search only up to the last vertex with
+            // an in-edge and must still clear every word after it.
+            "isolated tail",
+            relabel_by_degree(
+                &disjoint_union(&[
+                    kronecker(KroneckerSpec {
+                        scale: size(11, 7),
+                        seed: 9,
+                        ..KroneckerSpec::default()
+                    })
+                    .expect("kronecker"),
+                    build_graph(size(20_000, 700), &[], BuildOptions::UNDIRECTED)
+                        .expect("isolated"),
+                ])
+                .expect("union"),
+                None,
+            )
+            .expect("relabel")
+            .0,
+            vec![vec![0], vec![1, 40]],
+        ),
+        case(
+            // Directed: the last vertices only point into the rest, so no
+            // in-edge reaches them; one of them is a source.
+            "directed sources without in-edges",
+            {
+                let body = size(3000, 300);
+                let mut edges: Vec<(u32, u32)> = (1..body).map(|v| (v - 1, v)).collect();
+                edges.extend((0..body).step_by(3).map(|v| (v, (v * 7 + 1) % body)));
+                edges.extend((body..body + 40).map(|v| (v, v % body)));
+                build_graph(body + 40, &edges, BuildOptions::DIRECTED).expect("tail sources")
+            },
+            vec![vec![0], vec![size(3000, 300) + 39]],
         ),
         case(
             "broom",

@@ -174,6 +174,20 @@ impl LaunchShape {
     pub fn workgroups(&self) -> u64 {
         self.dispatch_grid.iter().map(|&d| u64::from(d)).product()
     }
+
+    /// Workgroups of a set-up kernel (a frontier conversion) that gives one
+    /// lane to each of `items`: at the launch's width, between 1 and
+    /// [`LevelSizing::max_workgroups`]. A conversion's items are not the
+    /// level's (a bitmap's words, whatever the frontier), so the level's
+    /// grid would leave a small frontier's conversion striding over the
+    /// whole graph with a few workgroups.
+    #[must_use]
+    pub fn workgroups_for_items(&self, items: u64) -> u32 {
+        let groups = items.div_ceil(u64::from(self.workgroup_size_x.max(1)));
+        u32::try_from(groups)
+            .unwrap_or(u32::MAX)
+            .clamp(1, self.later.max_workgroups.max(1))
+    }
 }
 
 /// One command: run one level, or several levels in a chain (per-level
@@ -256,6 +270,23 @@ mod tests {
             launch.next_level_workgroups(T::WarpSparseFrontier, 1, 2, 1 << 20),
             1
         );
+    }
+
+    #[test]
+    fn set_up_kernels_get_a_lane_per_item_within_the_cap() {
+        let launch = LaunchShape {
+            workgroup_size_x: 256,
+            dispatch_grid: [2, 1, 1],
+            slots_per_lane: 1,
+            later: LevelSizing {
+                edges_per_lane: EDGES_PER_LANE,
+                max_workgroups: 660,
+            },
+        };
+        // A bitmap of 2^24 vertices has 524,288 words: 2048 groups, capped.
+        assert_eq!(launch.workgroups_for_items(1 << 19), 660);
+        assert_eq!(launch.workgroups_for_items(1000), 4);
+        assert_eq!(launch.workgroups_for_items(0), 1);
     }
 
     #[test]
