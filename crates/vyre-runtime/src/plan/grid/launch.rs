@@ -27,9 +27,11 @@ pub(crate) struct FrontierSize {
 /// - First level: [`ResidentGridPlan::recommend`] over the level's slots.
 ///   Edge-balanced topologies (sparse, hybrid) get lanes for the frontier's
 ///   out-edges too ([`EDGES_PER_LANE`] each), so a frontier of a few hubs
-///   still spreads its edges; but never past the lanes the device holds at
-///   once (`resident_lanes`, when reported): workgroups beyond those add
-///   per-workgroup cost and no parallelism.
+///   still spreads its edges. No topology gets more than the lanes the
+///   device holds at once (`resident_lanes`, when reported): workgroups
+///   beyond those add per-workgroup cost (each one's share of the level's
+///   counters) and no parallelism, and every kernel strides over the slots
+///   its grid does not cover.
 /// - Later levels of a chain: [`LevelSizing`] with the same edges per lane,
 ///   at most what a frontier of every vertex and edge could use, and no more
 ///   than the device holds at once.
@@ -78,13 +80,21 @@ pub(crate) fn size_launch(
         );
         (limits, ResidentGridRequest::new(slots, 0))
     };
-    let plan = ResidentGridPlan::recommend(request, limits)?;
+    let mut plan = ResidentGridPlan::recommend(request, limits)?;
     let width = plan.geometry.workgroup_size_x;
-    let largest_level = slots_of(vertex_count, frontier.graph_edges).div_ceil(width);
     let device_full = match caps.resident_lanes {
         0 => u32::MAX,
         lanes => (lanes / width).max(1),
     };
+    if !fused && plan.worker_groups > device_full {
+        // The same slots on the workgroups the device holds at once: each
+        // lane strides over more of them.
+        plan = ResidentGridPlan::recommend(
+            ResidentGridRequest::new(request.queue_len, device_full),
+            limits,
+        )?;
+    }
+    let largest_level = slots_of(vertex_count, frontier.graph_edges).div_ceil(width);
     let max_workgroups = largest_level
         .min(device_full)
         .clamp(1, limits.max_compute_workgroups_per_dimension);
@@ -170,5 +180,47 @@ mod tests {
             band_max_frontier_edges: u64::MAX,
         };
         command.check(&caps(), &layout).unwrap();
+    }
+
+    #[test]
+    fn no_first_level_gets_more_workgroups_than_the_device_holds() {
+        let device = DeviceCapabilities {
+            resident_lanes: 660 * 256,
+            ..caps()
+        };
+        let graph_vertices = 1 << 24;
+        for topology in MegakernelExecutionTopology::ALL {
+            if topology == MegakernelExecutionTopology::FusedWave {
+                continue;
+            }
+            let frontier = FrontierSize {
+                vertices: 1 << 22,
+                edges: 1 << 27,
+                graph_vertices,
+                graph_edges: 1 << 29,
+            };
+            let launch = size_launch(topology, frontier, &device).unwrap();
+            let lanes = launch.workgroups() * u64::from(launch.workgroup_size_x);
+            assert!(lanes <= 660 * 256, "{topology:?}: {launch:?}");
+            // The lanes stride over every slot of the level.
+            let slots = u64::from(slots_for(topology, frontier.vertices, graph_vertices));
+            assert!(
+                lanes * u64::from(launch.slots_per_lane) >= slots,
+                "{topology:?}: {launch:?}"
+            );
+        }
+        // Without a reported count, a dense level gets a lane per vertex.
+        let frontier = FrontierSize {
+            vertices: 10,
+            edges: 100,
+            graph_vertices: 1 << 20,
+            graph_edges: 1 << 24,
+        };
+        let dense = size_launch(
+            MegakernelExecutionTopology::DenseFrontier,
+            frontier,
+            &caps(),
+        );
+        assert_eq!(dense.unwrap().workgroups(), (1 << 20) / 256);
     }
 }
