@@ -21,7 +21,7 @@ use crate::capabilities::{
 use crate::error::{no_batch, not_uploaded, poisoned};
 use crate::gpu::{Gpu, GpuRequest};
 use crate::kernels::Kernels;
-use crate::probe::{BarrierVerdict, probe_device};
+use crate::probe::probe_device;
 use crate::record::{ChainShape, CommandCache, Recorded};
 use crate::resident::{Resident, allocate, check_layout};
 use crate::select::Choice;
@@ -29,6 +29,7 @@ use crate::timing::HostTiming;
 use crate::transfer::read_back;
 use crate::validation::ValidationLog;
 use crate::wave::{Outcome, WaveContext};
+use vyre_wgsl_abi::probe::BarrierVerdict;
 
 /// Recorded chains kept per graph (each a command buffer).
 const RECORDED_CHAINS: usize = 64;
