@@ -474,30 +474,4 @@ mod tests {
         assert_ne!(gpu.records.graph(), first);
         assert_eq!(gpu.records.len(), 0);
     }
-
-    /// lavapipe runs each workgroup to completion on a worker thread, so it
-    /// must get no barrier (GPU.md).
-    #[test]
-    fn lavapipe_has_no_device_wide_barrier() {
-        let Some(gpu) = open("lavapipe_has_no_device_wide_barrier") else {
-            return;
-        };
-        if !gpu.capabilities().device_name.contains("llvmpipe") {
-            crate::testing::visible(
-                "lavapipe_has_no_device_wide_barrier: skipped: the device is not lavapipe",
-            );
-            return;
-        }
-        let caps = gpu.capabilities();
-        assert!(!caps.megakernel.supports_device_wide_barrier && !caps.can_fuse());
-        assert_eq!((caps.resident_workgroups, caps.resident_lanes), (0, 0));
-        // Two worker threads may run the probe's two workgroups at once, or
-        // one after the other: either way no barrier is reported.
-        let reason = &caps.barrier_reason;
-        assert!(
-            reason == "probe: only 1 of 2 workgroups arrived: workgroups are not co-resident"
-                || reason.ends_with("no co-residency guarantee: no barrier"),
-            "{reason}"
-        );
-    }
 }
