@@ -19,10 +19,10 @@ pub enum BackendKind {
 
 impl BackendKind {
     /// Every backend, best first: the order `auto` tries them in. Vulkan
-    /// comes before wgpu: the same kernels, with chains recorded once and
-    /// submitted again, no per-call validation, and a fused wave where the
-    /// device verified co-residency. `auto` takes neither on a software
-    /// device (lavapipe is far slower than the CPU backend).
+    /// comes before wgpu: the same kernels (a fused wave on both where the
+    /// device verified co-residency), with chains recorded once and
+    /// submitted again and no per-call validation. `auto` takes neither on
+    /// a software device (lavapipe is far slower than the CPU backend).
     pub const PREFERENCE: [Self; 4] = [Self::Cuda, Self::Vulkan, Self::Wgpu, Self::Cpu];
 
     /// The lower-case name used on command lines and in reports.

@@ -240,6 +240,26 @@ pub fn search_with<B: Backend + LevelGrids>(
     }
 }
 
+/// Each level of `report` as (its frontier, the vertices it found).
+#[must_use]
+pub fn frontiers(report: &vyre_driver::backend::WaveReport) -> Vec<(u32, u32)> {
+    report
+        .levels
+        .iter()
+        .map(|l| (l.frontier_in, l.frontier_out))
+        .collect()
+}
+
+/// Check that `result`, a search of `depth` levels, took at most one
+/// command per `per_command` levels, and one more.
+pub fn check_command_count(result: &Search, depth: u32, per_command: u32, what: &str) {
+    assert!(
+        result.commands as u32 <= depth.div_ceil(per_command) + 1,
+        "{what}: {} commands for {depth} levels",
+        result.commands
+    );
+}
+
 /// How a test checks its commands: `WaveCommand::check` or
 /// `WaveCommand::check_batch`.
 pub type CheckFn = fn(
@@ -593,6 +613,27 @@ macro_rules! batch_tests {
             batch::chained_passes_match_the_reference,
             batch::batch_state_is_held_as_its_layout_lists_and_reused,
             batch::batch_misuse_is_a_typed_error,
+        );
+    };
+}
+
+/// The tests of [`suites::fused`]: `$fused` opens a device that runs the
+/// fused kernel, `$run` the default device, and `$stuck` one forced to 64
+/// resident workgroups that it never runs at once (or skips).
+#[macro_export]
+macro_rules! fused_tests {
+    (fused: $fused:path, plain: $run:path, stuck: $stuck:path) => {
+        $crate::suite_tests!($fused =>
+            fused::the_fused_kernel_matches_the_reference,
+            fused::a_fused_launch_stops_at_the_band,
+            fused::a_batch_fused_wave_is_refused_and_the_pass_goes_on_per_wave,
+        );
+        $crate::suite_tests!($run =>
+            fused::fused_wave_is_refused_without_a_device_wide_barrier,
+            fused::lavapipe_has_no_device_wide_barrier,
+        );
+        $crate::suite_tests!($stuck =>
+            fused::workgroups_that_wait_for_absent_ones_give_up,
         );
     };
 }

@@ -5,15 +5,12 @@ use std::fmt;
 
 use ash::vk;
 use vyre_driver::backend::{BackendError, DeviceCapabilities};
-use vyre_driver::megakernel_execution::MegakernelDeviceCapabilities;
 
 use crate::facts::DeviceFacts;
 use vyre_wgsl_abi::bindings::{EDGE_SEGMENT_BINDINGS, FUSED_STORAGE_BINDINGS};
 use vyre_wgsl_abi::overrides::{max_kernel_width, power_of_two_at_most};
+use vyre_wgsl_abi::probe::{BarrierRequest, BarrierVerdict, DeviceBarrier};
 
-use vyre_wgsl_abi::FUSED_WIDTH;
-
-use crate::probe::BarrierVerdict;
 use crate::select::is_software;
 use crate::spirv::LARGEST_WIDTH;
 
@@ -133,30 +130,11 @@ pub(crate) fn capabilities(
     )
     .min(LARGEST_WIDTH);
     let binding = binding_limit(facts);
-    let barrier = &measured.barrier;
-    let software = is_software(facts.device_type);
-    // A software device runs workgroups on host worker threads: the probe
-    // may see a few of them at once, but nothing promises it next time.
-    let verified = barrier.verified() && !software;
-    let fused = verified || overrides.resident_workgroups.is_some();
-    let mut barrier_reason = if barrier.verified() && software {
-        format!(
-            "{}, but a software device runs workgroups on host threads with no co-residency guarantee: no barrier",
-            barrier.reason()
-        )
-    } else {
-        barrier.reason()
-    };
-    let (resident_workgroups, resident_width) = match overrides.resident_workgroups {
-        Some(forced) => {
-            barrier_reason = format!(
-                "forced for tests to {forced} workgroup(s) of {FUSED_WIDTH} ({barrier_reason})"
-            );
-            (forced, FUSED_WIDTH)
-        }
-        None if verified => (barrier.workgroups(), barrier.width()),
-        None => (0, 0),
-    };
+    let barrier = DeviceBarrier::of(&BarrierRequest {
+        verdict: &measured.barrier,
+        software: is_software(facts.device_type),
+        forced_workgroups: overrides.resident_workgroups,
+    });
     DeviceCapabilities {
         device_name: format!(
             "{} ({}, Vulkan {}.{})",
@@ -165,12 +143,8 @@ pub(crate) fn capabilities(
             vk::api_version_major(facts.api_version),
             vk::api_version_minor(facts.api_version)
         ),
-        megakernel: if fused {
-            MegakernelDeviceCapabilities::FUSION_CAPABLE
-        } else {
-            MegakernelDeviceCapabilities::FUSION_INCAPABLE
-        },
-        barrier_reason,
+        megakernel: barrier.megakernel,
+        barrier_reason: barrier.reason,
         // The batch kernels have no persistent form here: batch passes run
         // per-wave topologies only.
         batch_fused_wave: false,
@@ -181,13 +155,9 @@ pub(crate) fn capabilities(
         // The WGSL kernels run virtual warps: any power-of-two width works.
         workgroup_width_multiple: 1,
         // Measured, not guessed: the lanes the probe found running at once.
-        resident_lanes: if verified {
-            barrier.resident_lanes()
-        } else {
-            0
-        },
-        resident_workgroups,
-        resident_workgroup_size: resident_width,
+        resident_lanes: barrier.resident_lanes,
+        resident_workgroups: barrier.resident_workgroups,
+        resident_workgroup_size: barrier.resident_workgroup_size,
         memory_budget_bytes: memory_budget(facts, overrides.memory_budget_bytes).0,
         max_binding_bytes: overrides
             .max_binding_bytes
@@ -203,7 +173,7 @@ pub(crate) fn capabilities(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::probe::{BarrierVerdict, PROBE_MAX_WORKGROUPS, search, synthetic_trial};
+    use vyre_wgsl_abi::probe::{BarrierVerdict, PROBE_MAX_WORKGROUPS, search, synthetic_trial};
 
     fn h200() -> DeviceFacts {
         DeviceFacts {
@@ -304,45 +274,34 @@ mod tests {
         assert!(!caps.device_timestamps);
     }
 
+    /// The rule is vyre-wgsl-abi's `DeviceBarrier`; here, that a CPU
+    /// device is software to it and the open request's forced count
+    /// reaches it.
     #[test]
-    fn a_software_device_gets_no_barrier_whatever_the_probe_saw() {
+    fn a_software_device_gets_no_barrier_unless_one_is_forced() {
         let mut facts = h200();
         facts.device_type = vk::PhysicalDeviceType::CPU;
         let caps = capabilities(&facts, Overrides::default(), &measured(verified(2)));
-        assert!(!caps.can_fuse() && !caps.megakernel.supports_device_wide_barrier);
-        assert_eq!((caps.resident_workgroups, caps.resident_lanes), (0, 0));
+        assert!(!caps.can_fuse() && caps.resident_workgroups == 0);
         assert!(
-            caps.barrier_reason.starts_with("probe: 2 of 2 workgroups")
-                && caps
-                    .barrier_reason
-                    .ends_with("no co-residency guarantee: no barrier"),
+            caps.barrier_reason
+                .ends_with("no co-residency guarantee: no barrier"),
             "{}",
             caps.barrier_reason
         );
-    }
-
-    #[test]
-    fn a_forced_barrier_is_reported_as_forced_and_sizes_no_per_wave_grid() {
-        let mut facts = h200();
-        facts.device_type = vk::PhysicalDeviceType::CPU;
         let forced = Overrides {
             resident_workgroups: Some(1),
             ..Overrides::default()
         };
-        let none = BarrierVerdict::not_run("not probed");
-        let caps = capabilities(&facts, forced, &measured(none));
+        let caps = capabilities(&facts, forced, &measured(verified(2)));
         assert!(caps.can_fuse());
         assert_eq!(
-            (caps.resident_workgroups, caps.resident_workgroup_size),
-            (1, FUSED_WIDTH)
-        );
-        // Per-wave launches stay unbounded by the forced count.
-        assert_eq!(caps.resident_lanes, 0);
-        assert!(
-            caps.barrier_reason
-                .starts_with("forced for tests to 1 workgroup(s)"),
-            "{}",
-            caps.barrier_reason
+            (
+                caps.resident_workgroups,
+                caps.resident_workgroup_size,
+                caps.resident_lanes
+            ),
+            (1, vyre_wgsl_abi::FUSED_WIDTH, 0)
         );
     }
 

@@ -10,11 +10,9 @@ use std::time::Duration;
 
 use vyre_driver::backend::{BackendError, CheckedCommand, WaveReport};
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
-use vyre_wgsl_abi::control::{
-    C_ABORTED, C_FAILED, C_HEAVY, C_MAX_LEVELS, C_MODE, C_SPIN_LIMIT, FUSED_SPIN_LIMIT,
-    FUSED_STATUS, MODE_LEVELS, command_words,
-};
-use vyre_wgsl_abi::{FUSED_WIDTH, Kernel, conversion, readback_bytes};
+use vyre_wgsl_abi::control::{C_ABORTED, FUSED_STATUS};
+use vyre_wgsl_abi::fused::check_status;
+use vyre_wgsl_abi::{CommandPlan, FUSED_WIDTH, Kernel, readback_bytes};
 
 use crate::gpu::Gpu;
 use crate::host_words::{abort, read, status_at, write_command};
@@ -39,21 +37,17 @@ pub(crate) fn run(cx: WaveContext<'_>, command: &CheckedCommand) -> Result<Outco
         recordings,
         resident,
     } = cx;
-    let position = &command.position;
+    let plan = CommandPlan::of_fused(command, resident.facts)?;
     let shape = ChainShape {
         topology: MegakernelExecutionTopology::FusedWave,
         levels: command.max_levels,
         width: command.launch.workgroup_size_x,
-        first_set: position.buffer_of_level(0, true),
-        conversion: conversion(position.form, command.topology),
-        first: vec![Kernel::Fused],
-        later: Vec::new(),
+        first_set: command.position.buffer_of_level(0, true),
+        conversion: plan.conversion,
+        first: plan.first,
+        later: plan.later,
     };
-    let mut control = control_words(resident, &command_words(command, false, false));
-    control[C_MAX_LEVELS] = command.max_levels;
-    control[C_MODE] = MODE_LEVELS;
-    control[C_HEAVY] = u32::from(resident.facts.has_heavy_vertices());
-    control[C_SPIN_LIMIT] = FUSED_SPIN_LIMIT;
+    let control = control_words(resident, &plan.words);
     write_command(
         &mut resident.staging,
         &control,
@@ -116,12 +110,7 @@ pub(crate) fn run(cx: WaveContext<'_>, command: &CheckedCommand) -> Result<Outco
             gpu.command_limit.as_millis()
         )));
     }
-    if word(C_FAILED) != 0 {
-        return Err(BackendError::device(format!(
-            "a fused launch of {} workgroups stopped: a workgroup gave up waiting for the others at a grid barrier (they were not all resident, or a wait ran past its bound); the search's state on the device is void. Fix: force a per-wave topology, and report the device with its barrier verdict (capabilities().barrier_reason).",
-            command.launch.workgroups()
-        )));
-    }
+    check_status(&status, command.launch.workgroups())?;
     let run = levels_read(resident, command, shape.levels)?;
     let device_ns = match &resident.timestamps {
         Some(t) => Some(t.level_ns(1)?.iter().sum()),

@@ -7,7 +7,7 @@
 //! the abort word a fused launch polls.
 
 use vyre_driver::backend::BackendError;
-use vyre_wgsl_abi::control::{FUSED_STATUS, HOST_WORDS};
+use vyre_wgsl_abi::control::HOST_WORDS;
 use vyre_wgsl_abi::readback_bytes;
 
 use crate::memory::DeviceBuffer;
@@ -20,7 +20,7 @@ pub(crate) const GRID_AT: u64 = CONTROL_BYTES;
 /// Bytes of the grid.
 pub(crate) const GRID_BYTES: u64 = 16;
 /// Bytes of a fused launch's status words, read back after the records.
-pub(crate) const STATUS_BYTES: u64 = 4 * (FUSED_STATUS.end - FUSED_STATUS.start) as u64;
+pub(crate) use vyre_wgsl_abi::fused::STATUS_BYTES;
 
 /// Staging offset of a fused launch's status words after `levels` records.
 pub(crate) fn status_at(levels: u32) -> u64 {

@@ -57,7 +57,7 @@ mod wave;
 
 pub use backend::{VulkanBackend, VulkanOpenRequest};
 pub use capabilities::{BudgetSource, HEAP_SHARE_PERCENT};
-pub use probe::{BarrierVerdict, PROBE_MAX_WORKGROUPS, PROBE_TRIALS, Trial};
 pub use timing::HostTiming;
 pub use validation::ValidationLog;
+pub use vyre_wgsl_abi::probe::{BarrierVerdict, PROBE_MAX_WORKGROUPS, PROBE_TRIALS, Trial};
 pub use vyre_wgsl_abi::records::LevelGrids;

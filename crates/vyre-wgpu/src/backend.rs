@@ -10,12 +10,12 @@ use vyre_graph::Graph;
 
 use vyre_wgsl_abi::START_WIDTH;
 use vyre_wgsl_abi::batch::{check_batch_layout, check_depth_output, decode_depths};
-use vyre_wgsl_abi::bindings::BATCH_STORAGE_BINDINGS;
+use vyre_wgsl_abi::bindings::{BATCH_STORAGE_BINDINGS, FUSED_STORAGE_BINDINGS};
 use vyre_wgsl_abi::control::{C_CUR_COUNT, COMMAND_WORDS};
 use vyre_wgsl_abi::overrides::start_groups;
 
 use crate::batch::{BatchBuffers, check_bindable};
-use crate::device_graph::{DeviceGraph, allocate, check_layout};
+use crate::device_graph::{AllocateRequest, DeviceGraph, allocate, check_layout};
 use crate::errors::{ErrorSink, wait_idle};
 use crate::kernels::{Kernel, Kernels};
 use crate::open::{WgpuOpenRequest, open};
@@ -183,13 +183,18 @@ impl Backend for WgpuBackend {
         self.graph = None;
         let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let fused_layout = (self.storage_buffers >= FUSED_STORAGE_BINDINGS)
+            .then(|| self.kernels.wide_layout(&self.device).clone());
         let graph = allocate(
-            &self.device,
-            &self.queue,
-            &self.kernels,
+            &AllocateRequest {
+                device: &self.device,
+                queue: &self.queue,
+                kernels: &self.kernels,
+                fused_layout: fused_layout.as_ref(),
+                timestamps: self.caps.device_timestamps,
+            },
             graph,
             layout,
-            self.caps.device_timestamps,
         );
         let validation_error = pollster::block_on(validation.pop());
         let oom_error = pollster::block_on(oom.pop());
@@ -251,7 +256,7 @@ impl Backend for WgpuBackend {
         if self.batch.as_ref().is_none_or(|b| b.layout != *layout) {
             self.batch = None;
             let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-            let group_layout = self.kernels.batch_layout(&self.device);
+            let group_layout = self.kernels.wide_layout(&self.device);
             let batch = crate::batch::allocate(&self.device, group_layout, graph, layout);
             if let Some(error) = pollster::block_on(oom.pop()) {
                 return Err(self.errors.explain(&error, "allocating a batch pass"));

@@ -6,7 +6,10 @@ use vyre_driver::backend::{BackendError, BackendErrorKind, DeviceLayout, EdgeSeg
 use vyre_graph::{Csr, Graph};
 
 use vyre_wgsl_abi::GraphFacts;
-use vyre_wgsl_abi::bindings::{Buffer, EDGE_SEGMENT_BINDINGS, STORAGE_BINDINGS, state_binding};
+use vyre_wgsl_abi::bindings::{
+    Buffer, EDGE_SEGMENT_BINDINGS, FUSED_STORAGE_BINDINGS, HOST_WORDS_BYTES, STORAGE_BINDINGS,
+    state_binding,
+};
 use vyre_wgsl_abi::control::{
     ARGS_BYTES, C_VERTEX_COUNT, LEVEL_WORDS_BYTES, RECORD_BASE_WORDS, graph_words,
 };
@@ -36,6 +39,9 @@ pub(crate) struct DeviceGraph {
     /// Bind group `d` reads frontier set `d`, writes set `1 - d` and the
     /// dispatch arguments `1 - d`.
     pub state_groups: Vec<wgpu::BindGroup>,
+    /// The same with the host words, for the fused kernel (none where the
+    /// device cannot bind them).
+    pub fused_groups: Vec<wgpu::BindGroup>,
     /// Two timestamps per command (its begin and end), when the device has
     /// timestamps.
     pub query_set: Option<wgpu::QuerySet>,
@@ -45,11 +51,15 @@ pub(crate) struct DeviceGraph {
     out: Direction,
     reverse: Option<Direction>,
     work: wgpu::Buffer,
+    /// The fused kernel's host words. wgpu writes no buffer while a
+    /// submission runs, so the abort word stays 0 and a stuck launch ends
+    /// by the kernel's own bounded waits; bound so that wgpu and Vulkan
+    /// run one kernel source.
+    host_words: wgpu::Buffer,
 }
 
 impl DeviceGraph {
-    /// The buffer `held` names (vyre-wgsl-abi's bindings); the host words,
-    /// which only a fused kernel binds, are the work array here.
+    /// The buffer `held` names (vyre-wgsl-abi's bindings).
     pub(crate) fn buffer(&self, held: Buffer) -> &wgpu::Buffer {
         let reverse = self.reverse.as_ref().unwrap_or(&self.out);
         match held {
@@ -60,7 +70,8 @@ impl DeviceGraph {
             Buffer::Parent => &self.parent,
             Buffer::Queue(i) => &self.queues[i as usize],
             Buffer::Bitmap(i) => &self.bitmaps[i as usize],
-            Buffer::Work | Buffer::HostWords => &self.work,
+            Buffer::Work => &self.work,
+            Buffer::HostWords => &self.host_words,
             Buffer::OutSegment(i) => self.out.segment(i),
             Buffer::InSegment(i) => reverse.segment(i),
             Buffer::History => &self.history,
@@ -169,12 +180,13 @@ pub(crate) fn check_layout(
 }
 
 /// Bytes of the work array proper: the layout's work bytes less the two
-/// dispatch-argument and two level-word buffers carved from their end. The
-/// layout's 1024 words of slack beyond the scans and pieces hold them, so
-/// the kernels' bound on their use of the work array (n + n / SCAN_CAP + 1
-/// words for a chunked Sparse scan, 2 per piece for Hybrid) still holds.
+/// dispatch-argument and two level-word buffers and the host words carved
+/// from their end. The layout's 1024 words of slack beyond the scans and
+/// pieces hold them, so the kernels' bound on their use of the work array
+/// (n + n / SCAN_CAP + 1 words for a chunked Sparse scan, 2 per piece for
+/// Hybrid and the fused kernel) still holds.
 fn work_array_bytes(layout: &DeviceLayout) -> u64 {
-    layout.work_bytes() - 2 * (ARGS_BYTES + LEVEL_WORDS_BYTES)
+    layout.work_bytes() - 2 * (ARGS_BYTES + LEVEL_WORDS_BYTES) - HOST_WORDS_BYTES
 }
 
 /// One direction (out or in) of the graph on the device.
@@ -218,15 +230,30 @@ fn upload_direction(
     })
 }
 
+/// What a graph is allocated on.
+pub(crate) struct AllocateRequest<'a> {
+    pub device: &'a wgpu::Device,
+    pub queue: &'a wgpu::Queue,
+    pub kernels: &'a Kernels,
+    /// The fused kernel's bind-group layout, where the device binds it.
+    pub fused_layout: Option<&'a wgpu::BindGroupLayout>,
+    /// Whether commands are timed.
+    pub timestamps: bool,
+}
+
 /// Allocate and fill every buffer of `layout` (validated by [`check_layout`]).
 pub(crate) fn allocate(
-    device: &wgpu::Device,
-    queue: &wgpu::Queue,
-    kernels: &Kernels,
+    request: &AllocateRequest<'_>,
     graph: &Graph,
     layout: &DeviceLayout,
-    timestamps: bool,
 ) -> Result<DeviceGraph, BackendError> {
+    let AllocateRequest {
+        device,
+        queue,
+        kernels,
+        fused_layout,
+        timestamps,
+    } = *request;
     use wgpu::BufferUsages as U;
     let mut alloc = Allocator { device, bytes: 0 };
     let mut uploader = Uploader::new(device, queue);
@@ -274,6 +301,7 @@ pub(crate) fn allocate(
         )
     });
     let level_words = [0, 1].map(|_| alloc.buffer("vyre level words", LEVEL_WORDS_BYTES, state));
+    let host_words = alloc.buffer("vyre host words", HOST_WORDS_BYTES, U::STORAGE);
     let history = alloc.buffer(
         "vyre level history",
         layout.history_bytes(),
@@ -319,18 +347,32 @@ pub(crate) fn allocate(
         facts: GraphFacts::of(graph),
         staging,
         state_groups: Vec::new(),
+        fused_groups: Vec::new(),
         query_set,
         allocated: alloc.bytes,
         out,
         reverse,
         work,
+        host_words,
     };
-    let group = |d: u32| {
-        bind_group(device, &kernels.state_layout, STORAGE_BINDINGS, |binding| {
+    let group = |layout: &wgpu::BindGroupLayout, bindings: u32, d: u32| {
+        bind_group(device, layout, bindings, |binding| {
             graph.buffer(state_binding(binding, d))
         })
     };
-    graph.state_groups = vec![group(0), group(1)];
+    let state = &kernels.state_layout;
+    let state_groups = vec![
+        group(state, STORAGE_BINDINGS, 0),
+        group(state, STORAGE_BINDINGS, 1),
+    ];
+    let fused_groups = fused_layout.map_or_else(Vec::new, |fused| {
+        vec![
+            group(fused, FUSED_STORAGE_BINDINGS, 0),
+            group(fused, FUSED_STORAGE_BINDINGS, 1),
+        ]
+    });
+    graph.state_groups = state_groups;
+    graph.fused_groups = fused_groups;
     Ok(graph)
 }
 

@@ -5,8 +5,9 @@
 //! shares one bind-group layout (the state of one frontier set,
 //! vyre-wgsl-abi's bindings), so a chain of levels in one pass only
 //! switches between the two frontier sets' bind groups; a batch pass's
-//! kernels have a layout of their own, one binding longer. Pipelines are created once per (kernel, workgroup
-//! width); the width is the WGSL `override` constant `WG`, which also sizes
+//! kernels and the fused kernel have a wider layout, one binding longer
+//! (the batch's tallies, or the fused kernel's host words). Pipelines are
+//! created once per (kernel, workgroup width); the width is the WGSL `override` constant `WG`, which also sizes
 //! the kernels' workgroup arrays, and every other override gets the value
 //! vyre-wgsl-abi gives both backends.
 
@@ -14,16 +15,24 @@ use std::collections::HashMap;
 
 pub(crate) use vyre_wgsl_abi::Kernel;
 use vyre_wgsl_abi::Module;
-use vyre_wgsl_abi::bindings::{BATCH_STORAGE_BINDINGS, STORAGE_BINDINGS, read_only};
+use vyre_wgsl_abi::bindings::{
+    BATCH_STORAGE_BINDINGS, FUSED_STORAGE_BINDINGS, STORAGE_BINDINGS, read_only,
+};
+
+// The batch kernels' and the fused kernel's layouts are one: the per-wave
+// bindings and one more, read and written.
+const WIDE_BINDINGS: u32 = BATCH_STORAGE_BINDINGS;
+const _: () = assert!(FUSED_STORAGE_BINDINGS == WIDE_BINDINGS);
 
 /// Bind-group layouts, pipeline layouts, shader modules and pipelines of one
 /// device.
 pub(crate) struct Kernels {
     pub(crate) state_layout: wgpu::BindGroupLayout,
     state_pipeline_layout: wgpu::PipelineLayout,
-    /// Made on first use: it binds more storage buffers than a search needs
-    /// (`begin_batch` checks the device allows them).
-    batch: Option<(wgpu::BindGroupLayout, wgpu::PipelineLayout)>,
+    /// The wide layout of batch kernels and the fused kernel, made on first
+    /// use: it binds more storage buffers than a per-wave search needs
+    /// (`begin_batch` and the barrier probe check the device allows them).
+    wide: Option<(wgpu::BindGroupLayout, wgpu::PipelineLayout)>,
     empty_pipeline_layout: wgpu::PipelineLayout,
     modules: HashMap<Module, wgpu::ShaderModule>,
     pipelines: HashMap<(Kernel, u32), wgpu::ComputePipeline>,
@@ -62,6 +71,11 @@ fn layouts(device: &wgpu::Device, bindings: u32) -> (wgpu::BindGroupLayout, wgpu
     (group, pipeline)
 }
 
+/// Whether `kernel` binds the wide layout.
+fn binds_wide(kernel: Kernel) -> bool {
+    kernel.is_batch() || kernel == Kernel::Fused
+}
+
 impl Kernels {
     pub(crate) fn new(device: &wgpu::Device, stale_sizing: bool) -> Self {
         let (state_layout, state_pipeline_layout) = layouts(device, STORAGE_BINDINGS);
@@ -74,7 +88,7 @@ impl Kernels {
         Self {
             state_layout,
             state_pipeline_layout,
-            batch: None,
+            wide: None,
             empty_pipeline_layout,
             modules: HashMap::new(),
             pipelines: HashMap::new(),
@@ -91,8 +105,9 @@ impl Kernels {
         width: u32,
     ) -> wgpu::ComputePipeline {
         let width = if kernel.binds_nothing() { 1 } else { width };
-        if kernel.is_batch() {
-            self.batch_layout(device);
+        let wide_kernel = binds_wide(kernel);
+        if wide_kernel {
+            self.wide_layout(device);
         }
         let module_id = kernel.module();
         let module = self.modules.entry(module_id).or_insert_with(|| {
@@ -102,9 +117,9 @@ impl Kernels {
             })
         });
         let stale_sizing = self.stale_sizing;
-        let layout = match (kernel.binds_nothing(), &self.batch) {
+        let layout = match (kernel.binds_nothing(), &self.wide) {
             (true, _) => &self.empty_pipeline_layout,
-            (false, Some((_, batch))) if kernel.is_batch() => batch,
+            (false, Some((_, wide))) if wide_kernel => wide,
             _ => &self.state_pipeline_layout,
         };
         self.pipelines
@@ -131,11 +146,12 @@ impl Kernels {
             .clone()
     }
 
-    /// The bind-group layout of a batch pass's kernels (made on first use).
-    pub(crate) fn batch_layout(&mut self, device: &wgpu::Device) -> &wgpu::BindGroupLayout {
+    /// The bind-group layout of a batch pass's kernels and of the fused
+    /// kernel (made on first use).
+    pub(crate) fn wide_layout(&mut self, device: &wgpu::Device) -> &wgpu::BindGroupLayout {
         &self
-            .batch
-            .get_or_insert_with(|| layouts(device, BATCH_STORAGE_BINDINGS))
+            .wide
+            .get_or_insert_with(|| layouts(device, WIDE_BINDINGS))
             .0
     }
 

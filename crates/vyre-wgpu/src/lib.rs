@@ -14,13 +14,20 @@
 //! the same top-down kernels built with the batch's visits, and bottom-up
 //! kernels of their own, on a second bind group of batch state.
 //!
-//! WGSL has no device-wide barrier, so this backend never runs a
-//! `FusedWave`; it chains levels instead: several levels recorded into one
-//! submission, each later level's dispatch sized on the device (indirect
-//! dispatch) by the engine's rule from the previous level's frontier, and
-//! one readback per chain. The backend decides nothing: topology, every grid,
-//! chain length, band and where the frontier lives come in the checked
-//! command; it holds device buffers only.
+//! WebGPU promises no forward progress between workgroups, so at open the
+//! backend runs the barrier probe (vyre-wgsl-abi's `probe`: the fused
+//! kernel in its probe mode, bounded spins) and reports a device-wide
+//! barrier only for the workgroup count every trial saw co-resident (never
+//! on a software adapter). There it runs `FusedWave` as the persistent
+//! kernel `fused.wgsl`, the one Vulkan runs, launched with at most that
+//! count; its waits are bounded, so a launch that cannot complete a
+//! barrier ends in a typed error. Without a barrier it chains levels:
+//! several levels recorded into one submission, each later level's
+//! dispatch sized on the device (indirect dispatch) by the engine's rule
+//! from the previous level's frontier, and one readback per chain. The
+//! backend decides nothing: topology, every grid, chain length, band and
+//! where the frontier lives come in the checked command; it holds device
+//! buffers only.
 //!
 //! No kernel lets one invocation loop long: lavapipe silently ends every
 //! loop after 65,535 iterations per invocation, so long adjacency lists are
@@ -35,6 +42,7 @@ mod kernels;
 mod level_sizing_probe;
 mod memory_budget;
 mod open;
+mod probe;
 mod readback;
 mod record;
 mod timing;

@@ -1,16 +1,18 @@
-//! Opening a wgpu device and measuring what it can do.
+//! Opening a wgpu device and measuring what it can do: limits, memory
+//! budget, launch overhead and the device-wide barrier probe.
 
 use std::time::Instant;
 
 use vyre_driver::backend::{BackendError, DeviceCapabilities};
-use vyre_driver::megakernel_execution::MegakernelDeviceCapabilities;
 
 use vyre_wgsl_abi::bindings::{EDGE_SEGMENT_BINDINGS, STORAGE_BINDINGS};
 use vyre_wgsl_abi::overrides::max_kernel_width;
+use vyre_wgsl_abi::probe::{BarrierRequest, DeviceBarrier};
 
 use crate::errors::{ErrorSink, wait_idle};
 use crate::kernels::{Kernel, Kernels};
 use crate::memory_budget::memory_budget;
+use crate::probe::{ProbeRequest, probe_device, probe_limits};
 
 /// Empty round trips timed at open; the median is the launch overhead.
 const CALIBRATION_ROUNDS: usize = 15;
@@ -34,6 +36,11 @@ pub struct WgpuOpenRequest {
     /// system may give. Searches must stay exact; only later grids shrink.
     #[doc(hidden)]
     pub stale_sizing_for_tests: bool,
+    /// Tests only: report a device-wide barrier for this many workgroups of
+    /// the fused kernel whatever the probe measured (1 runs the fused
+    /// kernel on any device, lavapipe included, since one workgroup is
+    /// trivially co-resident; more exercises the bounded waits).
+    pub force_resident_workgroups_for_tests: Option<u32>,
 }
 
 /// An opened device with everything measured at open.
@@ -150,6 +157,18 @@ pub(crate) fn open(request: &WgpuOpenRequest) -> Result<OpenedDevice, BackendErr
     let errors = ErrorSink::install(&device, budget);
     let mut kernels = Kernels::new(&device, request.stale_sizing_for_tests);
     let launch_overhead_ns = calibrate(&device, &queue, &mut kernels, &errors)?;
+    let probe = ProbeRequest {
+        device: &device,
+        queue: &queue,
+        errors: &errors,
+        limits: probe_limits(&limits),
+    };
+    let verdict = probe_device(&probe, &mut kernels)?;
+    let barrier = DeviceBarrier::of(&BarrierRequest {
+        verdict: &verdict,
+        software: info.device_type == wgpu::DeviceType::Cpu,
+        forced_workgroups: request.force_resident_workgroups_for_tests,
+    });
     let binding_limit = limits
         .max_storage_buffer_binding_size
         .min(limits.max_buffer_size);
@@ -164,8 +183,9 @@ pub(crate) fn open(request: &WgpuOpenRequest) -> Result<OpenedDevice, BackendErr
         };
     let caps = DeviceCapabilities {
         device_name: format!("{} ({:?}, {})", info.name, info.backend, info.driver_info),
-        megakernel: MegakernelDeviceCapabilities::FUSION_INCAPABLE,
-        barrier_reason: "WGSL has no device-wide barrier and WebGPU promises no forward progress between workgroups".to_string(),
+        megakernel: barrier.megakernel,
+        barrier_reason: barrier.reason,
+        // No batch persistent kernel: batch passes run per-wave topologies.
         batch_fused_wave: false,
         max_workgroup_size_x: max_kernel_width(
             limits
@@ -178,10 +198,11 @@ pub(crate) fn open(request: &WgpuOpenRequest) -> Result<OpenedDevice, BackendErr
         subgroup_size,
         // The WGSL kernels run virtual warps: any power-of-two width works.
         workgroup_width_multiple: 1,
-        // wgpu does not say how many invocations the adapter runs at once.
-        resident_lanes: 0,
-        resident_workgroups: 0,
-        resident_workgroup_size: 0,
+        // Measured, not guessed: the lanes the probe found running at once
+        // (wgpu does not say).
+        resident_lanes: barrier.resident_lanes,
+        resident_workgroups: barrier.resident_workgroups,
+        resident_workgroup_size: barrier.resident_workgroup_size,
         memory_budget_bytes: budget.bytes,
         max_binding_bytes,
         max_edge_segments: EDGE_SEGMENT_BINDINGS,
@@ -190,6 +211,14 @@ pub(crate) fn open(request: &WgpuOpenRequest) -> Result<OpenedDevice, BackendErr
         launch_overhead_ns,
         device_timestamps: timestamps,
     };
+    tracing::info!(
+        target: "vyre::wgpu",
+        device = %caps.device_name,
+        barrier = %caps.barrier_reason,
+        resident_workgroups = caps.resident_workgroups,
+        launch_overhead_ns = caps.launch_overhead_ns,
+        "opened a wgpu device"
+    );
     Ok(OpenedDevice {
         timestamp_period_ns: f64::from(queue.get_timestamp_period()),
         device,

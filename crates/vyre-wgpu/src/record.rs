@@ -1,7 +1,8 @@
 //! Recording one command: its frontier conversion and every level, in one
 //! compute pass per segment (wgpu orders the dispatches of a pass with
-//! barriers), then the copy of its timestamps and level records to the
-//! staging buffer.
+//! barriers), then the copy of its timestamps and level records (and a
+//! fused launch's status words) to the staging buffer. A fused launch is
+//! one dispatch on its first level, in the fused kernel's group.
 //!
 //! A long chain is recorded and submitted in segments of growing length
 //! ([`segments`]), so the device runs the first levels while the host still
@@ -17,7 +18,8 @@ use std::ops::Range;
 use vyre_driver::backend::SearchPosition;
 
 use vyre_wgsl_abi::batch::{LANE_COUNT_BYTES, lane_levels_in_staging};
-use vyre_wgsl_abi::control::{RECORD_BASE_WORDS, args_offset};
+use vyre_wgsl_abi::control::{FUSED_STATUS, RECORD_BASE_WORDS, args_offset};
+use vyre_wgsl_abi::fused::STATUS_BYTES;
 use vyre_wgsl_abi::readback_bytes;
 
 use crate::batch::BatchBuffers;
@@ -53,23 +55,37 @@ pub(crate) struct CommandRecipe<'a> {
     pub batch: Option<&'a BatchBuffers>,
 }
 
+impl CommandRecipe<'_> {
+    /// Whether the command is a fused launch (whose status words are read
+    /// back after its records).
+    pub(crate) fn fused(&self) -> bool {
+        self.first_steps.iter().any(|s| s.kernel == Kernel::Fused)
+    }
+}
+
 /// The pass state that makes redundant bind-group and pipeline changes
 /// cheap to skip.
 struct PassState<'p> {
     pass: wgpu::ComputePass<'p>,
-    set: Option<u32>,
+    /// The frontier set bound, and whether in the fused kernel's group.
+    set: Option<(u32, bool)>,
     kernel: Option<Kernel>,
     dispatches: u32,
 }
 
 impl PassState<'_> {
-    fn bind(&mut self, recipe: &CommandRecipe<'_>, set: u32) {
-        if self.set != Some(set) {
-            let groups = recipe
-                .batch
-                .map_or(&recipe.graph.state_groups, |batch| &batch.groups);
+    /// Bind frontier set `set`'s group for `kernel`.
+    fn bind(&mut self, recipe: &CommandRecipe<'_>, set: u32, kernel: Kernel) {
+        let fused = kernel == Kernel::Fused;
+        if self.set != Some((set, fused)) {
+            let graph = recipe.graph;
+            let groups = match recipe.batch {
+                _ if fused => &graph.fused_groups,
+                Some(batch) => &batch.groups,
+                None => &graph.state_groups,
+            };
             self.pass.set_bind_group(0, &groups[set as usize], &[]);
-            self.set = Some(set);
+            self.set = Some((set, fused));
         }
     }
 
@@ -159,20 +175,20 @@ pub(crate) fn record(
     };
     let [x, y, z] = recipe.launch_grid;
     if let Some(conversion) = recipe.conversion.as_ref().filter(|_| opens) {
-        state.bind(recipe, first_set);
+        state.bind(recipe, first_set, conversion.kernel);
         state.pipeline(conversion.kernel, &conversion.pipeline);
         state.pass.dispatch_workgroups(x, y, z);
         state.dispatches += 1;
     }
     for k in range {
         let set = recipe.position.buffer_of_level(k, true);
-        state.bind(recipe, set);
         let steps = if k == 0 {
             &recipe.first_steps
         } else {
             &recipe.later_steps
         };
         for step in steps {
+            state.bind(recipe, set, step.kernel);
             state.pipeline(step.kernel, &step.pipeline);
             if k == 0 {
                 state.pass.dispatch_workgroups(x, y, z);
@@ -195,6 +211,16 @@ pub(crate) fn record(
     }
     let records = readback_bytes(recipe.levels);
     encoder.copy_buffer_to_buffer(&graph.history, 0, &graph.staging, 0, records);
+    if recipe.fused() {
+        let status = 4 * FUSED_STATUS.start as u64;
+        encoder.copy_buffer_to_buffer(
+            &graph.control,
+            status,
+            &graph.staging,
+            records,
+            STATUS_BYTES,
+        );
+    }
     if let Some(batch) = recipe.batch {
         let in_staging = lane_levels_in_staging(recipe.levels, graph.staging.size());
         let bytes = u64::from(in_staging) * LANE_COUNT_BYTES;

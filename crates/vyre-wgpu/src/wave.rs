@@ -1,16 +1,21 @@
 //! Running one checked command: an optional frontier conversion, then up to
 //! `max_levels` levels in one submission (a chain), each later level sized
 //! on the device by the engine's rule, and one readback of the level
-//! records (and of a batch command's lane counts).
+//! records (and of a batch command's lane counts). A `FusedWave` command is
+//! one dispatch of the persistent kernel that runs all its levels; it ends
+//! by itself even when stuck (its waits at grid barriers are bounded), and
+//! its status words say whether its levels stand.
 
 use std::time::Instant;
 
 use vyre_driver::backend::{BackendError, CheckedCommand, LaneCounts, WaveReport};
+use vyre_driver::megakernel_execution::MegakernelExecutionTopology as T;
 use vyre_wgsl_abi::batch::{
     LANE_COUNT_BYTES, lane_counts_read, lane_levels_in_staging, lane_readback_bytes,
 };
-use vyre_wgsl_abi::control::{ARGS_RESET, RECORD_BASE_WORDS};
-use vyre_wgsl_abi::{CommandPlan, levels_run, readback_bytes};
+use vyre_wgsl_abi::control::{ARGS_RESET, FUSED_STATUS, RECORD_BASE_WORDS};
+use vyre_wgsl_abi::fused::{STATUS_BYTES, check_status};
+use vyre_wgsl_abi::{CommandPlan, FUSED_WIDTH, levels_run, readback_bytes};
 
 use crate::batch::BatchBuffers;
 use crate::device_graph::DeviceGraph;
@@ -53,16 +58,28 @@ pub(crate) fn run(
         graph,
         timestamp_period_ns,
     } = cx;
+    let fused = command.topology == T::FusedWave;
     let plan = match batch {
         Some(_) => CommandPlan::of_batch(command, graph.facts)?,
+        None if fused => CommandPlan::of_fused(command, graph.facts)?,
         None => CommandPlan::of(command, graph.facts)?,
     };
     let position = command.position;
     let width = command.launch.workgroup_size_x;
     let levels = command.max_levels;
+    let status_bytes = if fused {
+        check_fused(graph, levels)?;
+        STATUS_BYTES
+    } else {
+        0
+    };
     let mut dispatch = |kernel: Kernel| Dispatch {
         kernel,
-        pipeline: kernels.pipeline(device, kernel, width),
+        // The fused kernel runs at the width the probe verified.
+        pipeline: match kernel {
+            Kernel::Fused => kernels.pipeline(device, kernel, FUSED_WIDTH),
+            _ => kernels.pipeline(device, kernel, width),
+        },
     };
     let conversion = plan.conversion.map(&mut dispatch);
     let first_steps = plan.first.into_iter().map(&mut dispatch).collect();
@@ -70,13 +87,20 @@ pub(crate) fn run(
     let words = plan.words;
     queue.write_buffer(&graph.control, 0, bytemuck::cast_slice(&words));
     let first_set = position.buffer_of_level(0, true) as usize;
-    queue.write_buffer(
-        &graph.level_words[first_set],
-        0,
-        bytemuck::cast_slice(&[0u32; 4]),
-    );
-    // Only later levels are dispatched from the arguments.
-    if levels > 1 {
+    if fused {
+        // Arrivals, piece counts and the failure flags start at 0.
+        let status = [0u32; FUSED_STATUS.end - FUSED_STATUS.start];
+        let at = 4 * FUSED_STATUS.start as u64;
+        queue.write_buffer(&graph.control, at, bytemuck::cast_slice(&status));
+    } else {
+        queue.write_buffer(
+            &graph.level_words[first_set],
+            0,
+            bytemuck::cast_slice(&[0u32; 4]),
+        );
+    }
+    // Only later levels of a chain are dispatched from the arguments.
+    if levels > 1 && !fused {
         for args in &graph.dispatch_args {
             queue.write_buffer(args, 0, bytemuck::cast_slice(&ARGS_RESET));
         }
@@ -100,10 +124,15 @@ pub(crate) fn run(
         None => 0,
     };
     // Wall time runs from the first submission; later segments are recorded
-    // while the device runs the earlier ones.
+    // while the device runs the earlier ones. A fused launch is one segment.
     let mut start = None;
     let mut encode_from = encode_start;
-    for range in segments(levels) {
+    let ranges: Vec<_> = if fused {
+        std::iter::once(0..levels).collect()
+    } else {
+        segments(levels)
+    };
+    for range in ranges {
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("vyre wave"),
         });
@@ -118,12 +147,17 @@ pub(crate) fn run(
     }
     let submitted = encode_from;
     let start = start.unwrap_or(submitted);
-    let staged = readback_bytes + u64::from(lanes_in_staging) * LANE_COUNT_BYTES;
+    let staged = readback_bytes + status_bytes + u64::from(lanes_in_staging) * LANE_COUNT_BYTES;
     let words = read_staging(device, &graph.staging, staged, words_of)?;
     timing.wait_ns = nanos(submitted.elapsed());
     let wall_ns = nanos(start.elapsed());
 
-    let (records, lane_words) = words.split_at((readback_bytes / 4) as usize);
+    // After the records: a fused launch's status words, or a batch
+    // command's lane counts.
+    let (records, after) = words.split_at((readback_bytes / 4) as usize);
+    if fused {
+        check_status(after, command.launch.workgroups())?;
+    }
     let (stamps, records) = records.split_at(RECORD_BASE_WORDS as usize);
     let device_ns = timed.then(|| {
         let begin = u64::from(stamps[0]) | (u64::from(stamps[1]) << 32);
@@ -134,7 +168,7 @@ pub(crate) fn run(
     let ran = run.levels.len() as u32;
     let (lanes, lane_bytes) = match batch {
         Some(batch) => (
-            lane_counts_read(ran, lane_words, |at, rest| {
+            lane_counts_read(ran, after, |at, rest| {
                 read_words_at(device, queue, (&batch.tallies, at), &graph.staging, rest)
             })?,
             lane_readback_bytes(ran, lanes_in_staging),
@@ -150,7 +184,7 @@ pub(crate) fn run(
         levels,
         wall_ns,
         device_ns,
-        readback_bytes: readback_bytes + lane_bytes,
+        readback_bytes: readback_bytes + status_bytes + lane_bytes,
     };
     Ok(CommandOutcome {
         report,
@@ -158,6 +192,24 @@ pub(crate) fn run(
         grids: run.grids,
         lanes,
     })
+}
+
+/// Whether `graph` can run a fused launch of `levels` levels: the fused
+/// kernel's groups exist, and staging holds its records and status words.
+fn check_fused(graph: &DeviceGraph, levels: u32) -> Result<(), BackendError> {
+    if graph.fused_groups.is_empty() {
+        return Err(BackendError::new(
+            "this adapter cannot bind the fused kernel's storage buffers, so it runs no FusedWave. Fix: force a per-wave topology, or open the backend without force_resident_workgroups_for_tests.",
+        ));
+    }
+    let needed = readback_bytes(levels) + STATUS_BYTES;
+    let staging = graph.staging.size();
+    if needed > staging {
+        return Err(BackendError::new(format!(
+            "a fused launch of {levels} levels reads back {needed} bytes but this graph's staging holds {staging}. Fix: plan the layout for at least 4 levels per command (DeviceLayout::for_graph's max_levels), or fewer levels per command."
+        )));
+    }
+    Ok(())
 }
 
 fn nanos(d: std::time::Duration) -> u64 {

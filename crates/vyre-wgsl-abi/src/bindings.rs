@@ -22,6 +22,9 @@ pub const STORAGE_BINDINGS: u32 = NEXT_LEVEL_BINDING + 1;
 /// abort word, in host-visible memory); bound only where a backend runs
 /// the fused kernel.
 pub const HOST_WORDS_BINDING: u32 = STORAGE_BINDINGS;
+/// Bytes of a host-words buffer of its own (the fused kernel reads only
+/// its last word, the abort word).
+pub const HOST_WORDS_BYTES: u64 = 16;
 /// Bindings of the fused kernel's layout: the per-wave ones and the host
 /// words.
 pub const FUSED_STORAGE_BINDINGS: u32 = HOST_WORDS_BINDING + 1;

@@ -8,7 +8,9 @@
 //! WGSL `override`s ([`overrides`]), which files build which entry point
 //! ([`kernels`]) and which dispatches each topology records per level
 //! ([`level_steps`]), and for batch passes the batch words, seeds, plans and
-//! lane-count readback ([`batch`]). They are written here once, so two backends record
+//! lane-count readback ([`batch`]); a fused launch's plan and status words
+//! ([`fused`]); and the device-wide barrier probe's trials, search and
+//! verdict ([`probe`]). They are written here once, so two backends record
 //! exactly the same kernels with the same words. Nothing here talks to a
 //! GPU API, and nothing here decides a grid: the engine's [`LaunchShape`]
 //! and `LevelSizing` come in the command.
@@ -19,9 +21,11 @@
 pub mod batch;
 pub mod bindings;
 pub mod control;
+pub mod fused;
 pub mod kernels;
 pub mod level_steps;
 pub mod overrides;
+pub mod probe;
 pub mod records;
 
 pub use kernels::{Kernel, Module};

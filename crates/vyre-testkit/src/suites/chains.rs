@@ -7,8 +7,8 @@ use std::sync::Arc;
 use vyre_wgsl_abi::records::LevelGrids;
 
 use crate::{
-    Reference, TOPOLOGIES, begin, check_against, command, random_directed, random_undirected,
-    repeats, search, upload,
+    Reference, TOPOLOGIES, begin, check_against, check_command_count, command, frontiers,
+    random_directed, random_undirected, repeats, search, upload,
 };
 use vyre_driver::backend::Backend;
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology as T;
@@ -38,12 +38,7 @@ pub fn chains_of_several_levels_match_the_reference<B: Backend + LevelGrids>(bac
                         search(backend, &layout, &graph, &sources, chain_len, &|_| topology);
                     let what = format!("{name} / {topology:?} / chain {chain_len}");
                     check_against(&reference, &result, &what);
-                    let depth = result.levels.len() as u32;
-                    assert!(
-                        result.commands as u32 <= depth.div_ceil(chain_len) + 1,
-                        "{what}: {} commands for {depth} levels",
-                        result.commands
-                    );
+                    check_command_count(&result, result.levels.len() as u32, chain_len, &what);
                 }
             }
         }
@@ -97,11 +92,7 @@ pub fn a_chain_stops_when_the_frontier_leaves_the_band<B: Backend + LevelGrids>(
             // Level 1's frontier {1, 20} has 3 + 3 out-edges, level 2's 10.
             let wave = command(&*backend, &layout, topology, start, 8, 6);
             let report = backend.run_wave(&wave).expect("wave runs");
-            let ran: Vec<(u32, u32)> = report
-                .levels
-                .iter()
-                .map(|l| (l.frontier_in, l.frontier_out))
-                .collect();
+            let ran = frontiers(&report);
             assert_eq!(
                 ran,
                 vec![(1, 2), (2, 3)],

@@ -3,6 +3,7 @@
 
 pub mod batch;
 pub mod chains;
+pub mod fused;
 pub mod hubs;
 pub mod launch_shapes;
 pub mod segments;

@@ -5,13 +5,10 @@
 use ash::vk;
 use vyre_driver::backend::BackendError;
 use vyre_wgsl_abi::bindings::{Buffer, FUSED_STORAGE_BINDINGS, state_binding};
-use vyre_wgsl_abi::control::{
-    C_ARRIVALS, C_MODE, C_PROBE_COMPLETE, C_PROBE_FEWEST, C_PROBE_SAW_WRITE, C_SPIN_LIMIT,
-    HOST_WORDS, MODE_PROBE, PROBE_SPIN_LIMIT,
-};
+use vyre_wgsl_abi::control::HOST_WORDS;
+use vyre_wgsl_abi::probe::{BarrierVerdict, PROBE_WORDS, ProbeLimits, Trial, search};
 use vyre_wgsl_abi::{FUSED_WIDTH, Kernel};
 
-use super::verdict::{BarrierVerdict, PROBE_MAX_WORKGROUPS, Trial, search};
 use crate::barrier::{COMPUTE, HOST_READ, TRANSFER, TRANSFER_WRITE, barrier};
 use crate::gpu::Gpu;
 use crate::kernels::{Bound, Descriptors, Kernels, Range};
@@ -25,15 +22,17 @@ pub(crate) fn probe_device(
     kernels: &mut Kernels,
 ) -> Result<BarrierVerdict, BackendError> {
     let facts = &gpu.facts;
-    let width_limit = facts
-        .max_workgroup_size_x
-        .min(facts.max_workgroup_invocations);
-    if width_limit < FUSED_WIDTH {
-        return Ok(BarrierVerdict::not_run(&format!(
-            "the device runs workgroups of at most {width_limit} invocations, the fused kernel needs {FUSED_WIDTH}"
-        )));
-    }
-    let max = PROBE_MAX_WORKGROUPS.min(facts.max_workgroup_count_x);
+    let limits = ProbeLimits {
+        width_limit: facts
+            .max_workgroup_size_x
+            .min(facts.max_workgroup_invocations),
+        max_workgroups: facts.max_workgroup_count_x,
+        storage_buffers: facts.storage_buffers_per_stage,
+    };
+    let max = match limits.largest_trial() {
+        Ok(max) => max,
+        Err(not_run) => return Ok(not_run),
+    };
     let probe = Probe::new(gpu, kernels, max)?;
     search(FUSED_WIDTH, max, |n| probe.trial(n))
 }
@@ -124,9 +123,9 @@ impl<'a> Probe<'a> {
         // and the pipeline live until the submission is waited for.
         unsafe {
             device.cmd_fill_buffer(command, control, 0, vk::WHOLE_SIZE, 0);
-            device.cmd_fill_buffer(command, control, at(C_MODE), 4, MODE_PROBE);
-            device.cmd_fill_buffer(command, control, at(C_SPIN_LIMIT), 4, PROBE_SPIN_LIMIT);
-            device.cmd_fill_buffer(command, control, at(C_PROBE_FEWEST), 4, u32::MAX);
+            for (word, value) in PROBE_WORDS {
+                device.cmd_fill_buffer(command, control, at(word), 4, value);
+            }
             device.cmd_fill_buffer(command, self.markers.buffer, 0, vk::WHOLE_SIZE, 0);
             barrier(device, command, TRANSFER_WRITE, &[COMPUTE]);
             device.cmd_bind_pipeline(command, vk::PipelineBindPoint::COMPUTE, self.fused.pipeline);
@@ -151,21 +150,11 @@ impl<'a> Probe<'a> {
                     .to_string(),
             )
         })?;
-        let word = |i: usize| {
-            u32::from_le_bytes([
-                bytes[4 * i],
-                bytes[4 * i + 1],
-                bytes[4 * i + 2],
-                bytes[4 * i + 3],
-            ])
-        };
-        Ok(Trial {
-            launched: n,
-            arrived: word(C_ARRIVALS),
-            complete: word(C_PROBE_COMPLETE),
-            fewest_seen: word(C_PROBE_FEWEST),
-            saw_write: word(C_PROBE_SAW_WRITE),
-        })
+        let mut words = [0u32; HOST_WORDS];
+        for (word, le) in words.iter_mut().zip(bytes.chunks_exact(4)) {
+            *word = u32::from_le_bytes([le[0], le[1], le[2], le[3]]);
+        }
+        Ok(Trial::read(n, &words))
     }
 }
 

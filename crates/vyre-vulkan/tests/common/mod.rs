@@ -2,8 +2,7 @@
 //! device under the validation layer (or skipping).
 #![allow(dead_code, unused_imports)]
 
-use vyre_driver::backend::{Backend, DeviceCapabilities, LaunchShape, SearchPosition};
-use vyre_driver::megakernel_execution::MegakernelExecutionTopology as T;
+use vyre_driver::backend::Backend;
 pub use vyre_testkit::*;
 use vyre_vulkan::testing::{TestDevice, open, open_with};
 use vyre_vulkan::{VulkanBackend, VulkanOpenRequest};
@@ -46,22 +45,30 @@ pub fn fused_device(test: &str) -> Option<TestDevice> {
     open_with(test, &forced)
 }
 
-/// The launch of a fused command as the engine makes it: every resident
-/// workgroup of the fused width, on a graph of `n` vertices.
-pub fn fused_launch(
-    caps: &DeviceCapabilities,
-    topology: T,
-    at: &SearchPosition,
-    n: u32,
-) -> LaunchShape {
-    let groups = caps.resident_workgroups;
-    let later = later_sizing(topology, groups);
-    shape(
-        caps.resident_workgroup_size,
-        [groups, 1, 1],
-        later,
-        topology,
-        at,
-        n,
-    )
+/// Run `suite` on [`fused_device`], or skip.
+pub fn run_fused(test: &str, suite: fn(&mut VulkanBackend)) {
+    run_on(fused_device(test), suite);
+}
+
+/// lavapipe forced to report 64 resident workgroups, which it never runs
+/// at once (it has at most 32 worker threads), waiting at most `limit`;
+/// `None` (skipped) on another device.
+pub fn stuck_device(test: &str, limit: Option<std::time::Duration>) -> Option<TestDevice> {
+    let probe = open(test)?;
+    if !probe.capabilities().device_name.contains("llvmpipe") {
+        vyre_vulkan::testing::visible(&format!("{test}: skipped: the device is not lavapipe"));
+        return None;
+    }
+    drop(probe);
+    let request = VulkanOpenRequest {
+        force_resident_workgroups_for_tests: Some(64),
+        device_wait_limit: limit,
+        ..VulkanOpenRequest::default()
+    };
+    open_with(test, &request)
+}
+
+/// Run `suite` on [`stuck_device`] with the default wait limit, or skip.
+pub fn run_stuck(test: &str, suite: fn(&mut VulkanBackend)) {
+    run_on(stuck_device(test, None), suite);
 }

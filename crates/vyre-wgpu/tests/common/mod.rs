@@ -2,6 +2,7 @@
 //! lavapipe (or skipping).
 #![allow(dead_code, unused_imports)]
 
+use vyre_driver::backend::Backend;
 pub use vyre_testkit::*;
 use vyre_wgpu::{WgpuBackend, WgpuOpenRequest};
 
@@ -38,6 +39,46 @@ pub fn run(_test: &str, suite: fn(&mut WgpuBackend)) {
 pub fn run_split(_test: &str, suite: impl FnOnce(&mut WgpuBackend)) {
     let request = WgpuOpenRequest {
         max_binding_bytes_override: Some(suites::segments::SPLIT_BINDING_BYTES),
+        ..WgpuOpenRequest::default()
+    };
+    if let Some(mut backend) = open_with(&request) {
+        suite(&mut backend);
+    }
+}
+
+/// An adapter that runs the fused kernel: one whose probe verified a
+/// barrier, else (lavapipe) one forced to a single resident workgroup.
+pub fn fused_device() -> Option<WgpuBackend> {
+    let measured = open()?;
+    if measured.capabilities().can_fuse() {
+        return Some(measured);
+    }
+    drop(measured);
+    open_with(&WgpuOpenRequest {
+        force_resident_workgroups_for_tests: Some(1),
+        ..WgpuOpenRequest::default()
+    })
+}
+
+/// Run `suite` on [`fused_device`], or skip.
+pub fn run_fused(_test: &str, suite: fn(&mut WgpuBackend)) {
+    if let Some(mut backend) = fused_device() {
+        suite(&mut backend);
+    }
+}
+
+/// Run `suite` on lavapipe forced to report 64 resident workgroups, which
+/// it never runs at once (it has at most 32 worker threads); skip on
+/// another adapter.
+pub fn run_stuck(_test: &str, suite: fn(&mut WgpuBackend)) {
+    let Some(probe) = open() else { return };
+    if !probe.capabilities().device_name.contains("llvmpipe") {
+        println!("skipped: the adapter is not lavapipe");
+        return;
+    }
+    drop(probe);
+    let request = WgpuOpenRequest {
+        force_resident_workgroups_for_tests: Some(64),
         ..WgpuOpenRequest::default()
     };
     if let Some(mut backend) = open_with(&request) {

@@ -1,7 +1,9 @@
-//! Reading the probe's words and searching for the largest co-resident
-//! workgroup count: pure logic, tested on synthetic devices.
+//! Searching for the largest co-resident workgroup count from trials, and
+//! the verdict it gives: pure logic, tested on synthetic devices.
 
 use vyre_driver::backend::BackendError;
+
+use super::trial::Trial;
 
 /// Trials a count must pass, every one, to be verified.
 pub const PROBE_TRIALS: u32 = 5;
@@ -9,35 +11,6 @@ pub const PROBE_TRIALS: u32 = 5;
 /// Largest workgroup count the probe tries (far above any device's
 /// co-residency; it bounds the search and the probe buffer).
 pub const PROBE_MAX_WORKGROUPS: u32 = 1 << 16;
-
-/// What one probe launch saw (the kernel's words, `shaders/wgsl/probe.wgsl`).
-#[derive(Clone, Copy, Debug, Default, Eq, PartialEq)]
-pub struct Trial {
-    /// Workgroups launched.
-    pub launched: u32,
-    /// Workgroups that arrived at the counter.
-    pub arrived: u32,
-    /// Workgroups that saw all `launched` arrive before their spin ran out.
-    pub complete: u32,
-    /// Fewest arrivals any workgroup saw when it stopped waiting.
-    pub fewest_seen: u32,
-    /// Workgroups that read their neighbour's marker after the barrier.
-    pub saw_write: u32,
-}
-
-impl Trial {
-    /// Whether every workgroup waited for all the others and then saw what
-    /// its neighbour wrote before arriving.
-    #[must_use]
-    pub fn all_arrived(&self) -> bool {
-        let n = self.launched;
-        n > 0
-            && self.arrived == n
-            && self.complete == n
-            && self.fewest_seen >= n
-            && self.saw_write == n
-    }
-}
 
 /// The probe's verdict on a device-wide barrier.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -191,26 +164,10 @@ pub fn search(
     })
 }
 
-/// A synthetic device for tests: `resident` workgroups run at once, the rest
-/// only after those finished (as lavapipe and any GPU past its occupancy do).
-#[cfg(test)]
-pub(crate) fn synthetic_trial(launched: u32, resident: u32) -> Trial {
-    Trial {
-        launched,
-        arrived: launched,
-        complete: if launched <= resident {
-            launched
-        } else {
-            launched - resident.min(launched)
-        },
-        fewest_seen: launched.min(resident),
-        saw_write: if launched <= resident { launched } else { 0 },
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::probe::synthetic_trial;
 
     fn device(resident: u32) -> impl FnMut(u32) -> Result<Trial, BackendError> {
         move |n| Ok(synthetic_trial(n, resident))
