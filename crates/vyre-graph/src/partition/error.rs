@@ -16,13 +16,6 @@ pub enum PartitionError {
         /// Ranks asked for.
         ranks: u32,
     },
-    /// More ranks than the graph has vertices.
-    MoreRanksThanVertices {
-        /// Ranks asked for.
-        ranks: u32,
-        /// Vertices of the graph.
-        vertices: u32,
-    },
     /// The partition covers another vertex count than the graph's.
     OtherGraph {
         /// Vertices the partition covers.
@@ -45,10 +38,6 @@ impl fmt::Display for PartitionError {
                 f,
                 "{ranks} ranks were asked for, at most {} are supported. Fix: ask for fewer ranks.",
                 super::MAX_RANKS
-            ),
-            Self::MoreRanksThanVertices { ranks, vertices } => write!(
-                f,
-                "{ranks} ranks were asked for but the graph has only {vertices} vertices. Fix: ask for at most {vertices} ranks, or search the graph on one device."
             ),
             Self::OtherGraph {
                 partitioned,

@@ -38,7 +38,7 @@ pub const MAX_RANKS: u32 = 4096;
 /// How to partition a graph.
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
 pub struct PartitionRequest {
-    /// Number of ranks (1 to [`MAX_RANKS`], at most the vertex count).
+    /// Number of ranks (1 to [`MAX_RANKS`]).
     pub ranks: u32,
 }
 
@@ -55,12 +55,13 @@ impl Partition {
     /// stores and scans. Every range starts on a multiple of
     /// [`RANK_ALIGN`]; a rank's weight is at most `ceil(W / ranks) + 1`
     /// plus the heaviest aligned word of 32 vertices, `W` the total. Graphs
-    /// with fewer than `32 x ranks` vertices leave some ranks empty.
+    /// with fewer than `32 x ranks` vertices leave some ranks empty (more
+    /// ranks than vertices included): an empty rank takes part in every
+    /// exchange with nothing to send, so any graph runs on any rank count.
     ///
     /// # Errors
     ///
-    /// [`PartitionError`] for 0 ranks, more than [`MAX_RANKS`], or more
-    /// ranks than vertices.
+    /// [`PartitionError`] for 0 ranks or more than [`MAX_RANKS`].
     pub fn balanced(graph: &Graph, request: &PartitionRequest) -> Result<Self, PartitionError> {
         let ranks = request.ranks;
         let n = graph.vertex_count();
@@ -69,9 +70,6 @@ impl Partition {
         }
         if ranks > MAX_RANKS {
             return Err(PartitionError::TooManyRanks { ranks });
-        }
-        if ranks > n {
-            return Err(PartitionError::MoreRanksThanVertices { ranks, vertices: n });
         }
         // Prefix weights at each word boundary: prefix[k] = weight of
         // vertices 0..32k.
@@ -133,6 +131,10 @@ impl Partition {
     #[must_use]
     pub fn words(&self, rank: u32) -> Range<usize> {
         let range = self.range(rank);
+        if range.is_empty() {
+            // Trailing empty ranges start at the (unaligned) vertex count.
+            return 0..0;
+        }
         (range.start / RANK_ALIGN) as usize..range.end.div_ceil(RANK_ALIGN) as usize
     }
 

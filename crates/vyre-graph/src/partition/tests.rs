@@ -149,13 +149,6 @@ fn bad_requests_are_typed_errors_with_a_fix() {
     let cases = [
         (0, PartitionError::NoRanks),
         (
-            11,
-            PartitionError::MoreRanksThanVertices {
-                ranks: 11,
-                vertices: 10,
-            },
-        ),
-        (
             MAX_RANKS + 1,
             PartitionError::TooManyRanks {
                 ranks: MAX_RANKS + 1,
@@ -180,6 +173,17 @@ fn bad_requests_are_typed_errors_with_a_fix() {
         "{error}"
     );
     assert!(error.to_string().contains("Fix: "));
+}
+
+#[test]
+fn more_ranks_than_vertices_leaves_ranks_empty() {
+    let graph = build_graph(1, &[], BuildOptions::UNDIRECTED).unwrap();
+    let p = Partition::balanced(&graph, &PartitionRequest { ranks: 4 }).unwrap();
+    assert_eq!(p.range(0), 0..1);
+    assert!((1..4).all(|r| p.range(r).is_empty()));
+    assert_eq!(p.owner(0), 0);
+    let (depths, parents) = simulated(&graph, 4, 0, Exchanges::Alternate);
+    assert_eq!((depths, parents), (vec![0], vec![0]));
 }
 
 #[test]
