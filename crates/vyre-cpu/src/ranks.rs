@@ -12,12 +12,11 @@ use vyre_driver::backend::{
     CheckedCommand, DeviceCapabilities, DeviceLayout, LevelRecord, SearchSources, WaveReport,
 };
 use vyre_driver::collective::{Communicator, ExchangeKind, RankPlan, ThreadGroup};
-use vyre_driver::megakernel_execution::MegakernelDeviceCapabilities;
 use vyre_graph::Graph;
 use vyre_graph::partition::{Outbox, Partition, RankRows, RankSearch, assemble_bitmap};
 
 use crate::backend::{check_len, not_uploaded};
-use crate::capabilities::available_memory;
+use crate::capabilities::{HostDevice, available_memory, host_capabilities};
 
 /// How to open simulated ranks.
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
@@ -74,29 +73,15 @@ impl CpuRanks {
             .memory_budget_bytes
             .or_else(available_memory)
             .unwrap_or(u64::MAX / 4);
-        let caps = DeviceCapabilities {
+        let caps = host_capabilities(HostDevice {
             device_name: format!("CPU, {ranks} simulated ranks (one thread each)"),
-            megakernel: MegakernelDeviceCapabilities::FUSION_INCAPABLE,
             barrier_reason: format!(
                 "the graph is partitioned over {ranks} ranks and every level ends with an exchange between them; there is no barrier across ranks inside a launch"
             ),
-            batch_fused_wave: false,
-            max_workgroup_size_x: 1024,
-            max_compute_workgroups_per_dimension: u32::MAX,
-            max_compute_invocations_per_workgroup: 1024,
-            subgroup_size: 1,
-            workgroup_width_multiple: 1,
             resident_lanes: ranks,
-            resident_workgroups: 0,
-            resident_workgroup_size: 0,
-            memory_budget_bytes: budget,
-            max_binding_bytes: u64::MAX,
-            max_edge_segments: 1,
-            offset_bytes: 8,
-            needs_readback_staging: false,
+            budget,
             launch_overhead_ns: calibrate_level_ns(ranks),
-            device_timestamps: true,
-        };
+        });
         Ok(Self {
             caps,
             ranks,
