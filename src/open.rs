@@ -56,6 +56,11 @@ pub struct OpenRequest {
     pub memory_budget_bytes: Option<u64>,
     /// Worker threads of the CPU backend (`None` = one per core).
     pub cpu_threads: Option<usize>,
+    /// Partition every graph over this many ranks: GPUs for CUDA (ordinals
+    /// `0..ranks`, exchanging through NCCL), simulated ranks (threads) for
+    /// the CPU backend. `None` = one device. `auto` tries only CUDA for a
+    /// partitioned device: it never falls back to simulated ranks.
+    pub ranks: Option<u32>,
 }
 
 impl OpenRequest {
@@ -87,6 +92,9 @@ pub fn available_backends() -> Vec<BackendKind> {
 /// [`VyreError::NoBackend`] (with each backend's reason) when `auto` finds
 /// none.
 pub fn open(request: &OpenRequest) -> Result<Device, VyreError> {
+    if let Some(ranks) = request.ranks {
+        return open_partitioned(request, ranks);
+    }
     let mut tried = Vec::new();
     let (kind, backend) = match request.backend {
         BackendChoice::Only(kind) => {
@@ -118,6 +126,64 @@ pub fn open(request: &OpenRequest) -> Result<Device, VyreError> {
     let reason = selection_reason(request.backend, &tried, kind, engine.capabilities());
     tracing::info!(target: "vyre::open", "{reason}");
     Ok(Device::new(kind, engine, reason))
+}
+
+/// A device of `ranks` ranks: CUDA GPUs, or simulated ranks on the CPU
+/// when asked for by name.
+fn open_partitioned(request: &OpenRequest, ranks: u32) -> Result<Device, VyreError> {
+    let kind = match request.backend {
+        BackendChoice::Auto => BackendKind::Cuda,
+        BackendChoice::Only(kind) => kind,
+    };
+    if !kind.compiled() {
+        return Err(VyreError::NotCompiled(kind));
+    }
+    let backend = match kind {
+        BackendKind::Cpu => open_cpu_ranks(request, ranks),
+        BackendKind::Cuda => open_cuda_ranks(request, ranks),
+        BackendKind::Wgpu | BackendKind::Vulkan => Err(BackendError::unavailable(format!(
+            "the {kind} backend has no partitioned device. Fix: use --backend cuda for {ranks} GPUs, or --backend cpu to simulate {ranks} ranks."
+        ))),
+    }
+    .map_err(VyreError::Backend)?;
+    let mut engine = Engine::new(backend);
+    engine.set_memory_budget(request.memory_budget_bytes);
+    let reason = format!(
+        "{kind}: {}: as requested, using {kind} over {ranks} ranks",
+        engine.capabilities().device_name
+    );
+    tracing::info!(target: "vyre::open", "{reason}");
+    Ok(Device::new(kind, engine, reason))
+}
+
+#[cfg(feature = "cpu")]
+fn open_cpu_ranks(request: &OpenRequest, ranks: u32) -> Result<Box<dyn Backend>, BackendError> {
+    let cpu = vyre_cpu::CpuRanks::open(&vyre_cpu::CpuRanksOpenRequest {
+        ranks,
+        memory_budget_bytes: request.memory_budget_bytes,
+    })?;
+    Ok(Box::new(cpu))
+}
+
+#[cfg(not(feature = "cpu"))]
+fn open_cpu_ranks(_: &OpenRequest, _: u32) -> Result<Box<dyn Backend>, BackendError> {
+    Err(not_compiled(BackendKind::Cpu))
+}
+
+#[cfg(feature = "cuda")]
+fn open_cuda_ranks(_: &OpenRequest, ranks: u32) -> Result<Box<dyn Backend>, BackendError> {
+    // The GPUs and NCCL are checked first (one collective of each kind on
+    // every rank), so the error names what this machine lacks.
+    let mut group = vyre_cuda::open_nccl_group(ranks)?;
+    vyre_driver::collective::exercise(&mut group)?;
+    Err(BackendError::unavailable(format!(
+        "{ranks} GPUs and NCCL work, but searching a graph partitioned over CUDA ranks needs the per-rank kernels, which are not written yet. Fix: simulate the ranks with --backend cpu --gpus {ranks}, or search on one GPU."
+    )))
+}
+
+#[cfg(not(feature = "cuda"))]
+fn open_cuda_ranks(_: &OpenRequest, _: u32) -> Result<Box<dyn Backend>, BackendError> {
+    Err(not_compiled(BackendKind::Cuda))
 }
 
 /// One line on why this backend: each backend tried before it with what

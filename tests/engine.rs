@@ -14,6 +14,7 @@ fn cpu(budget: Option<u64>) -> vyre::Device {
         backend: BackendChoice::Only(BackendKind::Cpu),
         memory_budget_bytes: budget,
         cpu_threads: Some(2),
+        ranks: None,
     })
     .expect("the CPU backend always opens")
 }

@@ -27,6 +27,12 @@ pub struct Args {
     /// cpu, wgpu or cuda.
     #[arg(long, default_value = "auto")]
     pub backend: BackendChoice,
+    /// Partition the graph over N GPUs (CUDA ordinals 0..N, exchanging
+    /// frontiers through NCCL); with --backend cpu, over N simulated ranks
+    /// (threads). Without it: one device. Never falls back from GPUs to
+    /// simulated ranks.
+    #[arg(long, value_name = "N")]
+    pub gpus: Option<u32>,
     /// Source vertex, 0-based (repeatable; one search each): a Matrix
     /// Market, DIMACS or METIS id k is vertex k-1; edge-list ids are used as
     /// written. Default: sampled vertices with an out-edge (Graph500).

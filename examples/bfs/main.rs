@@ -60,6 +60,7 @@ fn run(args: &Args) -> Result<bool, String> {
         backend: args.backend,
         memory_budget_bytes: args.memory_budget,
         cpu_threads: None,
+        ranks: args.gpus,
     })
     .map_err(|e| e.to_string())?;
     let open_time = phase.finish(device.selection_reason());

@@ -82,7 +82,7 @@ fn device_time(level: &LevelTrace) -> String {
 pub fn print(run: &SourceRun) {
     println!("\ntrace of source {} (vertex ids are 0-based):", run.source);
     println!(
-        "{:>6} {:>4}  {:<12} {:>16} {:>16} {:>18} {:>10} {:>13}  why",
+        "{:>6} {:>4}  {:<19} {:>16} {:>16} {:>18} {:>10} {:>13}  why",
         "level", "cmd", "topology", "frontier", "found", "edges examined", "device", "command wall"
     );
     let mut last_command = u32::MAX;
@@ -99,16 +99,25 @@ pub fn print(run: &SourceRun) {
             (String::new(), String::new())
         };
         println!(
-            "{:>6} {:>4}  {:<12} {:>16} {:>16} {:>18} {:>10} {:>13}  {why}",
+            "{:>6} {:>4}  {:<19} {:>16} {:>16} {:>18} {:>10} {:>13}  {why}",
             level.level,
             level.command,
-            topology_name(level.topology),
+            topology_column(level),
             count(u64::from(level.frontier_in), "vertex", "vertices"),
             count(u64::from(level.frontier_out), "vertex", "vertices"),
             count(level.edges_examined, "edge", "edges"),
             device_time(level),
             wall,
         );
+    }
+}
+
+/// The level's topology, and on a partitioned device how its ranks
+/// exchanged the frontier (`sparse/lists`, `dense/bitmap`).
+fn topology_column(level: &LevelTrace) -> String {
+    match level.exchange {
+        Some(exchange) => format!("{}/{}", topology_name(level.topology), exchange.name()),
+        None => topology_name(level.topology).to_string(),
     }
 }
 
@@ -123,6 +132,7 @@ pub fn json(run: &SourceRun) -> Vec<serde_json::Value> {
                 "command": level.command,
                 "command_levels": level.command_levels,
                 "topology": topology_name(level.topology),
+                "exchange": level.exchange.map(|e| e.name()),
                 "frontier_vertices": level.frontier_in,
                 "found_vertices": level.frontier_out,
                 "edges_examined": level.edges_examined,

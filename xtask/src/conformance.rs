@@ -20,6 +20,10 @@ pub struct Args {
     /// 3000x3000 grid; for GPU machines).
     #[arg(long, default_value = "standard")]
     corpus: String,
+    /// Partition every graph over N ranks: N GPUs with cuda (NCCL), N
+    /// simulated ranks with cpu; other backends have no partitioned device.
+    #[arg(long, value_name = "N")]
+    gpus: Option<u32>,
 }
 
 fn required_backends() -> Vec<String> {
@@ -55,7 +59,8 @@ pub fn run(args: &Args) -> Result<Tally, String> {
     );
     let mut tally = Tally::default();
     // A single-search row and a batch row per case.
-    let per_backend = (2 * cases.len() * modes().len()) as u64;
+    let rows_per_case = if args.gpus.is_some() { 1 } else { 2 };
+    let per_backend = (rows_per_case * cases.len() * modes().len()) as u64;
     let kinds: Vec<BackendKind> = if args.backends.is_empty() {
         available_backends()
     } else {
@@ -70,7 +75,11 @@ pub fn run(args: &Args) -> Result<Tally, String> {
             .collect::<Result<_, _>>()?
     };
     for kind in kinds {
-        let mut device = match vyre::open(&OpenRequest::new(BackendChoice::Only(kind))) {
+        let request = OpenRequest {
+            ranks: args.gpus,
+            ..OpenRequest::new(BackendChoice::Only(kind))
+        };
+        let mut device = match vyre::open(&request) {
             Ok(device) => device,
             Err(e) if required.iter().any(|r| r == kind.name()) || !args.backends.is_empty() => {
                 println!("{kind}: FAILED to open: {e}");
@@ -88,12 +97,16 @@ pub fn run(args: &Args) -> Result<Tally, String> {
         for case in &cases {
             if let Err(e) = device.load_with(case.load_request()) {
                 println!("{:<28} load FAILED: {e}", case.name);
-                tally.failed += 2 * modes().len() as u64;
+                tally.failed += (rows_per_case * modes().len()) as u64;
                 continue;
             }
             for mode in modes() {
                 for outcome in check_case(&mut device, case, mode) {
                     rows.entry(case.name.clone()).or_default().push(outcome);
+                }
+                if args.gpus.is_some() {
+                    // Batch passes run on one device only.
+                    continue;
                 }
                 // The case's batch: every search checked lane by lane.
                 let batch = check_batch(&mut device, case, mode);

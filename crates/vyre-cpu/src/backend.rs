@@ -257,11 +257,11 @@ fn no_batch() -> BackendError {
     BackendError::new("no batch pass is begun. Fix: call begin_batch before run_batch_wave.")
 }
 
-fn not_uploaded() -> BackendError {
+pub(crate) fn not_uploaded() -> BackendError {
     BackendError::new("no graph is uploaded. Fix: call upload before searching.")
 }
 
-fn check_len(out: &[u32], n: u32) -> Result<(), BackendError> {
+pub(crate) fn check_len(out: &[u32], n: u32) -> Result<(), BackendError> {
     if out.len() != n as usize {
         return Err(BackendError::new(format!(
             "the output has {} entries but the graph has {n} vertices. Fix: pass a slice of exactly {n} entries.",

@@ -7,25 +7,46 @@ use vyre_driver::megakernel_execution::MegakernelDeviceCapabilities;
 
 /// Capabilities of a CPU pool of `threads` threads with `budget` bytes.
 pub(crate) fn cpu_capabilities(pool: &rayon::ThreadPool, budget: u64) -> DeviceCapabilities {
-    DeviceCapabilities {
+    host_capabilities(HostDevice {
         device_name: format!("CPU ({} threads)", pool.current_num_threads()),
-        megakernel: MegakernelDeviceCapabilities::FUSION_INCAPABLE,
         barrier_reason: "each level runs as its own parallel step on the host; there is no persistent kernel to fuse levels into".into(),
+        resident_lanes: u32::try_from(pool.current_num_threads()).unwrap_or(u32::MAX),
+        budget,
+        launch_overhead_ns: calibrate_dispatch_ns(pool),
+    })
+}
+
+/// What differs between the host's devices (one pool, simulated ranks).
+pub(crate) struct HostDevice {
+    pub device_name: String,
+    pub barrier_reason: String,
+    pub resident_lanes: u32,
+    pub budget: u64,
+    pub launch_overhead_ns: f64,
+}
+
+/// Capabilities of a device made of host threads: no device-wide barrier,
+/// no binding limits, 64-bit offsets.
+pub(crate) fn host_capabilities(device: HostDevice) -> DeviceCapabilities {
+    DeviceCapabilities {
+        device_name: device.device_name,
+        megakernel: MegakernelDeviceCapabilities::FUSION_INCAPABLE,
+        barrier_reason: device.barrier_reason,
         batch_fused_wave: false,
         max_workgroup_size_x: 1024,
         max_compute_workgroups_per_dimension: u32::MAX,
         max_compute_invocations_per_workgroup: 1024,
         subgroup_size: 1,
         workgroup_width_multiple: 1,
-        resident_lanes: u32::try_from(pool.current_num_threads()).unwrap_or(u32::MAX),
+        resident_lanes: device.resident_lanes,
         resident_workgroups: 0,
         resident_workgroup_size: 0,
-        memory_budget_bytes: budget,
+        memory_budget_bytes: device.budget,
         max_binding_bytes: u64::MAX,
         max_edge_segments: 1,
         offset_bytes: 8,
         needs_readback_staging: false,
-        launch_overhead_ns: calibrate_dispatch_ns(pool),
+        launch_overhead_ns: device.launch_overhead_ns,
         device_timestamps: true,
     }
 }

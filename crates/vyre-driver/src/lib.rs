@@ -8,4 +8,5 @@
 #![forbid(unsafe_code)]
 
 pub mod backend;
+pub mod collective;
 pub mod megakernel_execution;

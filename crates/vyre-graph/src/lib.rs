@@ -11,6 +11,8 @@
 //! - [`bfs`]: the serial reference, the level steps a backend drives, and
 //!   a parallel direction-optimizing BFS.
 //! - [`validate`] / [`teps`]: Graph500's five checks and TEPS counting.
+//! - [`partition`]: a 1-D partition of the vertices across ranks (GPUs)
+//!   balanced by edges, each rank's rows, and its part of a search.
 //! - [`memory`]: host memory limits; builds and loads check their
 //!   estimated peak against them and allocate fallibly.
 //!
@@ -26,6 +28,7 @@ pub mod error;
 pub mod generate;
 pub mod load;
 pub mod memory;
+pub mod partition;
 pub mod relabel;
 pub mod save;
 pub mod spec;

@@ -10,6 +10,7 @@ use vyre_driver::backend::{
     DeviceCapabilities, DeviceLayout, FrontierForm, LevelRecord, SearchSources, WaveCommand,
     WaveReport, edge_balanced_slots, frontier_form_of, slots_for,
 };
+use vyre_driver::collective::ExchangeKind;
 use vyre_driver::megakernel_execution::{
     MegakernelDeviceCapabilities, MegakernelExecutionTopology,
 };
@@ -32,6 +33,8 @@ struct Mock {
     commands: Arc<Mutex<Vec<WaveCommand>>>,
     /// Added to every reported frontier_in: a backend that lost track.
     skew: u32,
+    /// What `Backend::ranks` reports.
+    ranks: u32,
     /// The batch pass begun last: vyre-graph's CPU batch state and queue.
     pass: Option<(BatchState, Vec<u32>)>,
 }
@@ -85,6 +88,7 @@ impl Mock {
             held: 0,
             commands: Arc::clone(&commands),
             skew: 0,
+            ranks: 1,
             pass: None,
         };
         (mock, commands)
@@ -94,6 +98,10 @@ impl Mock {
 impl Backend for Mock {
     fn capabilities(&self) -> &DeviceCapabilities {
         &self.caps
+    }
+
+    fn ranks(&self) -> u32 {
+        self.ranks
     }
 
     fn upload(&mut self, graph: &Arc<Graph>, layout: &DeviceLayout) -> Result<(), BackendError> {
@@ -340,6 +348,31 @@ fn kernel_bound_levels_run_one_per_command() {
             .iter()
             .all(|c| c.max_levels == 1 && c.topology != MegakernelExecutionTopology::FusedWave)
     );
+}
+
+#[test]
+fn the_trace_shows_each_levels_exchange_on_a_partitioned_device_only() {
+    use MegakernelExecutionTopology as T;
+    for (ranks, topology, expected) in [
+        (1, T::SparseFrontier, None),
+        (1, T::DenseFrontier, None),
+        (3, T::SparseFrontier, Some(ExchangeKind::Lists)),
+        (3, T::WarpSparseFrontier, Some(ExchangeKind::Lists)),
+        (3, T::DenseFrontier, Some(ExchangeKind::Bitmap)),
+        (3, T::BlockDenseFrontier, Some(ExchangeKind::Bitmap)),
+    ] {
+        let (mut mock, _) = Mock::new(false, (12_000, 11_000));
+        mock.ranks = ranks;
+        let mut engine = Engine::new(Box::new(mock));
+        engine.load(grid()).unwrap();
+        let mut request = SearchRequest::new(&[0]);
+        request.topology = TopologyChoice::Forced(topology);
+        let result = engine.bfs(&request).unwrap();
+        assert!(!result.levels.is_empty());
+        for level in &result.levels {
+            assert_eq!(level.exchange, expected, "{ranks} ranks, {topology:?}");
+        }
+    }
 }
 
 #[test]

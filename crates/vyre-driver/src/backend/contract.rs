@@ -21,6 +21,14 @@ pub trait Backend: Send {
     /// What the device can do (measured when the backend was opened).
     fn capabilities(&self) -> &DeviceCapabilities;
 
+    /// Devices (ranks) one graph is partitioned over: 1 for a single
+    /// device. A partitioned backend exchanges each level's frontier
+    /// between its ranks as [`crate::collective::ExchangeKind::of`] the
+    /// command's topology says, and the engine traces that exchange.
+    fn ranks(&self) -> u32 {
+        1
+    }
+
     /// Upload `graph` into buffers of exactly the sizes `layout` gives,
     /// replacing any graph uploaded before. Depth and parent arrays start
     /// with every vertex unreached. The graph comes shared so that a backend

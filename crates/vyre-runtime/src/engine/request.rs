@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use vyre_driver::collective::ExchangeKind;
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
 
 /// Which topology each wave runs with.
@@ -62,6 +63,9 @@ pub struct LevelTrace {
     pub command_levels: u32,
     /// Topology the level ran with.
     pub topology: MegakernelExecutionTopology,
+    /// How the ranks of a partitioned device exchanged the level's
+    /// frontier (`None` on a single device).
+    pub exchange: Option<ExchangeKind>,
     /// The policy's `stable_explanation()` for the command, or
     /// `forced|topology=...` when the caller forced the topology.
     pub explanation: String,

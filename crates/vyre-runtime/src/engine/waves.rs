@@ -8,6 +8,7 @@ use vyre_driver::backend::{
     Backend, BackendError, CheckedCommand, DeviceCapabilities, SearchPosition, WaveCommand,
     WaveReport,
 };
+use vyre_driver::collective::ExchangeKind;
 use vyre_driver::megakernel_execution::{MegakernelExecutionPlanner, MegakernelExecutionTopology};
 
 use super::telemetry::SearchTelemetry;
@@ -130,7 +131,8 @@ impl WavePlan {
                 Pass::Single => command.check(caps, &loaded.layout)?,
                 Pass::Batch => command.check_batch(caps, &loaded.layout)?,
             };
-            tracing::debug!(target: "vyre::wave", level = position.level, max_levels, "{explanation}");
+            let exchange = (backend.ranks() > 1).then(|| ExchangeKind::of(topology));
+            tracing::debug!(target: "vyre::wave", level = position.level, max_levels, exchange = exchange.map(ExchangeKind::name), "{explanation}");
             let report = run(backend, &command)?;
             check_report(&report, &position, max_levels)?;
             for record in &report.levels {
@@ -139,6 +141,7 @@ impl WavePlan {
                     command: commands,
                     command_levels: report.levels.len() as u32,
                     topology,
+                    exchange,
                     explanation: explanation.clone(),
                     frontier_in: record.frontier_in,
                     frontier_out: record.frontier_out,
