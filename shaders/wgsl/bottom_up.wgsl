@@ -1,9 +1,12 @@
 // Bottom-up discovery shared by dense.wgsl and block_dense.wgsl (Rust
-// prepends this file to both). An unvisited vertex with at most SCAN_ALONE
-// in-edges is scanned by its own invocation, stopping at the first parent
-// in the current frontier bitmap; a longer list is deferred to the
-// workgroup's heavy list and scanned by the whole workgroup with a shared
-// early exit, so no invocation walks a long list alone.
+// prepends this file to both). An unvisited vertex's first SCAN_ALONE
+// in-edges are scanned by its own invocation, stopping at the first parent
+// in the current frontier bitmap; a longer list that has none there is
+// deferred to the workgroup's heavy list and scanned by the whole workgroup
+// with a shared early exit, so no invocation walks a long list alone. Rows
+// that list high-degree neighbours first (a graph relabelled by degree)
+// mostly end at their first in-edge, and a tile of hubs then does not turn
+// into a workgroup scanning them one after another.
 //
 // One round of candidates: begin_candidates, a barrier, pull_light_or_defer
 // for each candidate, then pull_heavy(j) for every j below heavy_count.
@@ -28,21 +31,19 @@ fn begin_candidates(lid: u32) {
 fn pull_light_or_defer(v: u32, next_depth: u32, per: u32) -> bool {
     let start = in_offsets[v];
     let end = in_offsets[v + 1u];
-    if end - start > SCAN_ALONE {
-        u_heavy[atomicAdd(&u_heavy_len, 1u)] = v;
-        return false;
-    }
-    var found = false;
-    for (var e = start; e < end; e += 1u) {
+    let alone = min(end, start + SCAN_ALONE);
+    for (var e = start; e < alone; e += 1u) {
         p_examined += 1u;
         let u = in_edge(e, per);
         if in_frontier_bitmap(u) {
             pull_visit(v, u, next_depth);
-            found = true;
-            break;
+            return true;
         }
     }
-    return found;
+    if end > alone {
+        u_heavy[atomicAdd(&u_heavy_len, 1u)] = v;
+    }
+    return false;
 }
 
 // Vertices deferred this round. Call from every invocation.
@@ -65,7 +66,8 @@ fn pull_heavy(lid: u32, j: u32, next_depth: u32, per: u32) -> u32 {
     }
     workgroupBarrier();
     let end = in_offsets[hv + 1u];
-    for (var e = in_offsets[hv] + lid; e < end; e += WG) {
+    // Its first SCAN_ALONE in-edges held no parent (pull_light_or_defer).
+    for (var e = in_offsets[hv] + SCAN_ALONE + lid; e < end; e += WG) {
         if atomicLoad(&u_found) != 0u {
             break;
         }
