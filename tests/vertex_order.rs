@@ -17,6 +17,7 @@ fn cpu() -> vyre::Device {
         backend: BackendChoice::Only(BackendKind::Cpu),
         memory_budget_bytes: None,
         cpu_threads: Some(2),
+        ranks: None,
     })
     .expect("the CPU backend always opens")
 }
