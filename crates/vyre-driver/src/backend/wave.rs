@@ -251,17 +251,23 @@ mod tests {
     use super::*;
     use MegakernelExecutionTopology as T;
 
-    #[test]
-    fn a_fused_launch_keeps_its_grid_and_a_chain_resizes_each_level() {
-        let launch = LaunchShape {
+    /// A launch of `groups` workgroups of 256 whose later levels get at most
+    /// `cap`.
+    fn launch(groups: u32, edges_per_lane: u32, cap: u32) -> LaunchShape {
+        LaunchShape {
             workgroup_size_x: 256,
-            dispatch_grid: [1056, 1, 1],
+            dispatch_grid: [groups, 1, 1],
             slots_per_lane: 1,
             later: LevelSizing {
-                edges_per_lane: 0,
-                max_workgroups: 1056,
+                edges_per_lane,
+                max_workgroups: cap,
             },
-        };
+        }
+    }
+
+    #[test]
+    fn a_fused_launch_keeps_its_grid_and_a_chain_resizes_each_level() {
+        let launch = launch(1056, 0, 1056);
         assert_eq!(
             launch.next_level_workgroups(T::FusedWave, 1, 2, 1 << 20),
             1056
@@ -274,15 +280,7 @@ mod tests {
 
     #[test]
     fn set_up_kernels_get_a_lane_per_item_within_the_cap() {
-        let launch = LaunchShape {
-            workgroup_size_x: 256,
-            dispatch_grid: [2, 1, 1],
-            slots_per_lane: 1,
-            later: LevelSizing {
-                edges_per_lane: EDGES_PER_LANE,
-                max_workgroups: 660,
-            },
-        };
+        let launch = launch(2, EDGES_PER_LANE, 660);
         // A bitmap of 2^24 vertices has 524,288 words: 2048 groups, capped.
         assert_eq!(launch.workgroups_for_items(1 << 19), 660);
         assert_eq!(launch.workgroups_for_items(1000), 4);
