@@ -30,7 +30,9 @@ mod open;
 pub use backend_kind::BackendKind;
 pub use device::Device;
 pub use error::VyreError;
-pub use names::{parse_topology, topology_name, topology_sequence};
+pub use names::{
+    parse_topology, parse_vertex_order, topology_name, topology_sequence, vertex_order_name,
+};
 pub use open::{BackendChoice, OpenRequest, available_backends, open};
 
 pub use vyre_driver as driver;

@@ -1,6 +1,6 @@
-//! Short command-line names of the topologies.
+//! Short command-line names of the topologies and vertex orders.
 
-use vyre_runtime::LevelTrace;
+use vyre_runtime::{LevelTrace, VertexOrder};
 
 use crate::Topology;
 
@@ -32,6 +32,37 @@ pub fn parse_topology(name: &str) -> Result<Topology, String> {
                 "unknown topology '{name}'. Fix: use auto or one of {}.",
                 names.join(", ")
             )
+        })
+}
+
+/// Every vertex order with its command-line name.
+const VERTEX_ORDERS: [(VertexOrder, &str); 3] = [
+    (VertexOrder::Auto, "auto"),
+    (VertexOrder::ByDegree, "by-degree"),
+    (VertexOrder::AsGiven, "as-given"),
+];
+
+/// The name of `order` used on command lines and in reports.
+#[must_use]
+pub fn vertex_order_name(order: VertexOrder) -> &'static str {
+    VERTEX_ORDERS
+        .iter()
+        .find(|(o, _)| *o == order)
+        .map_or("auto", |&(_, name)| name)
+}
+
+/// Parse a vertex order's name (`auto`, `by-degree`, `as-given`).
+///
+/// # Errors
+///
+/// A message listing the valid names when `name` is none of them.
+pub fn parse_vertex_order(name: &str) -> Result<VertexOrder, String> {
+    VERTEX_ORDERS
+        .iter()
+        .find(|&&(_, n)| n == name)
+        .map(|&(order, _)| order)
+        .ok_or_else(|| {
+            format!("unknown vertex order '{name}'. Fix: use auto, by-degree or as-given.")
         })
 }
 
@@ -70,5 +101,18 @@ mod tests {
             assert_eq!(parse_topology(&format!("{t:?}")), Ok(t));
         }
         assert!(parse_topology("diagonal").unwrap_err().contains("Fix:"));
+    }
+
+    #[test]
+    fn every_vertex_order_round_trips_by_its_name() {
+        for order in [
+            VertexOrder::Auto,
+            VertexOrder::ByDegree,
+            VertexOrder::AsGiven,
+        ] {
+            assert_eq!(parse_vertex_order(vertex_order_name(order)), Ok(order));
+        }
+        assert_eq!(vertex_order_name(VertexOrder::AsGiven), "as-given");
+        assert!(parse_vertex_order("sideways").unwrap_err().contains("Fix:"));
     }
 }

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use clap::Parser;
 use clap::error::{ContextKind, ErrorKind};
 use vyre::graph::load::DEFAULT_MAX_DECOMPRESSED_BYTES;
-use vyre::{BackendChoice, ChainMode, TopologyChoice, VertexOrder, parse_topology};
+use vyre::{
+    BackendChoice, ChainMode, TopologyChoice, VertexOrder, parse_topology, parse_vertex_order,
+};
 
 /// BFS on the best backend found, with Graph500 validation.
 ///
@@ -51,7 +53,7 @@ pub struct Args {
     /// Vertex numbering on the device: auto (by degree on large skewed
     /// graphs), by-degree, or as-given. Sources and results use the graph's
     /// own ids either way; the renumbering is timed apart from searches.
-    #[arg(long, default_value = "auto", value_parser = vertex_order)]
+    #[arg(long, default_value = "auto", value_parser = parse_vertex_order)]
     pub order: VertexOrder,
     /// Print the per-wave table: topology, frontier, edges, times and the
     /// policy's reason.
@@ -103,17 +105,6 @@ fn topology_choice(text: &str) -> Result<TopologyChoice, String> {
         return Ok(TopologyChoice::Auto);
     }
     parse_topology(text).map(TopologyChoice::Forced)
-}
-
-fn vertex_order(text: &str) -> Result<VertexOrder, String> {
-    match text {
-        "auto" => Ok(VertexOrder::Auto),
-        "by-degree" => Ok(VertexOrder::ByDegree),
-        "as-given" => Ok(VertexOrder::AsGiven),
-        other => Err(format!(
-            "unknown vertex order '{other}'. Fix: use auto, by-degree or as-given."
-        )),
-    }
 }
 
 fn chain_mode(text: &str) -> Result<ChainMode, String> {

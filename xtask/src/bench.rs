@@ -19,7 +19,7 @@ use vyre::graph::teps::sample_sources;
 use vyre::measure::{MeasureRequest, measure};
 use vyre::{
     BackendChoice, ChainMode, Device, LoadRequest, OpenRequest, Topology, TopologyChoice,
-    VertexOrder,
+    VertexOrder, parse_vertex_order, vertex_order_name,
 };
 
 pub use report::{Row, date, median, write_reports};
@@ -54,7 +54,7 @@ pub struct Args {
     /// Vertex orders to load each graph in (auto, by-degree, as-given), each
     /// timed in turn; variants of an order other than a lone `auto` are
     /// named with it, e.g. `auto [as-given]`.
-    #[arg(long, value_delimiter = ',', default_value = "auto", value_parser = order)]
+    #[arg(long, value_delimiter = ',', default_value = "auto", value_parser = parse_vertex_order)]
     orders: Vec<VertexOrder>,
     /// Run the PyTorch baseline (`benches/pytorch_bfs.py`) on these graphs too.
     #[arg(long, value_delimiter = ',')]
@@ -72,29 +72,6 @@ pub struct Args {
     /// Commit the binaries were built from (recorded in the report).
     #[arg(long, default_value = "unknown")]
     commit: String,
-}
-
-fn order(text: &str) -> Result<VertexOrder, String> {
-    ORDERS
-        .iter()
-        .find(|(name, _)| *name == text)
-        .map(|&(_, order)| order)
-        .ok_or_else(|| {
-            format!("unknown vertex order '{text}'. Fix: use auto, by-degree or as-given.")
-        })
-}
-
-const ORDERS: [(&str, VertexOrder); 3] = [
-    ("auto", VertexOrder::Auto),
-    ("by-degree", VertexOrder::ByDegree),
-    ("as-given", VertexOrder::AsGiven),
-];
-
-fn order_name(order: VertexOrder) -> &'static str {
-    ORDERS
-        .iter()
-        .find(|(_, o)| *o == order)
-        .map_or("auto", |&(name, _)| name)
 }
 
 /// One variant to time on one graph.
@@ -212,7 +189,7 @@ pub fn run(args: &Args) -> Result<(), String> {
                 let suffix = if args.orders == [VertexOrder::Auto] {
                     String::new()
                 } else {
-                    format!(" [{}]", order_name(order))
+                    format!(" [{}]", vertex_order_name(order))
                 };
                 let run = GraphRun {
                     spec: spec_text,
