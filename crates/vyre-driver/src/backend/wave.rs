@@ -135,10 +135,11 @@ pub struct LaunchShape {
     /// Threads per workgroup (a power of two within the device limits).
     pub workgroup_size_x: u32,
     /// Workgroups in x, y, z of the first level (of every level of a fused
-    /// launch; the WGSL backends run the frontier conversion before the
-    /// first level on it too, its kernels striding over the items it does
-    /// not cover, where CUDA uses [`LaunchShape::workgroups_for_items`]).
-    /// The engine sizes one-dimensional grids, `[n, 1, 1]`.
+    /// launch). A frontier conversion before the first level runs on
+    /// [`LaunchShape::workgroups_for_items`], or on this grid where a
+    /// backend records it with the level, its kernels striding over the
+    /// items the grid does not cover. The engine sizes one-dimensional
+    /// grids, `[n, 1, 1]`.
     pub dispatch_grid: [u32; 3],
     /// Slots each lane processes (the kernel strides by the total lane count).
     pub slots_per_lane: u32,
