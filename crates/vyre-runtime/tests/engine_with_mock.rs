@@ -11,6 +11,8 @@ use vyre_driver::backend::{FrontierForm, edge_balanced_slots, slots_for};
 use vyre_driver::collective::ExchangeKind;
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
 use vyre_graph::bfs::reference_bfs;
+use vyre_graph::generate::grid_2d;
+use vyre_runtime::plan::grid::FUSED_EDGES_PER_LANE;
 use vyre_runtime::{ChainMode, Engine, EngineError, SearchRequest, TopologyChoice};
 
 #[test]
@@ -46,6 +48,56 @@ fn launch_bound_levels_fuse_on_a_device_with_a_barrier() {
             assert_eq!(c.launch.workgroup_size_x, 128);
             assert!(c.max_levels > 1);
             assert_eq!(c.position.form, FrontierForm::Queue);
+        }
+    }
+}
+
+#[test]
+fn fused_launches_start_narrow_and_widen_as_the_frontier_grows() {
+    let (mock, commands) = Mock::new(true, (12_000, 1_000));
+    let mut engine = Engine::new(Box::new(mock));
+    // Frontiers of up to 150 vertices and about 600 out-edges: wider than
+    // one workgroup of 128 lanes covers.
+    let graph = Arc::new(grid_2d(200, 150).unwrap());
+    engine.load(Arc::clone(&graph)).unwrap();
+    let result = engine.bfs(&SearchRequest::new(&[0])).unwrap();
+    assert_eq!(result.depths, reference_bfs(&graph, &[0]).depths);
+    let resident = u64::from(RESIDENT_LANES / 128);
+    let fused: Vec<_> = commands
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|c| c.topology == MegakernelExecutionTopology::FusedWave)
+        .copied()
+        .collect();
+    assert!(fused.len() >= 2, "{fused:?}");
+    // The corner's first frontiers are a few vertices: one workgroup.
+    assert_eq!(fused[0].launch.workgroups(), 1, "{:?}", fused[0]);
+    let widest = fused.iter().map(|c| c.launch.workgroups()).max().unwrap();
+    assert!(widest > 1, "no fused launch widened: {fused:?}");
+    for c in &fused {
+        let lanes = c.launch.workgroups() * u64::from(c.launch.workgroup_size_x);
+        // Room for the frontier it starts from, and a band no wider than
+        // what its lanes cover unless it holds every resident workgroup.
+        assert!(lanes >= u64::from(c.position.frontier_len), "{c:?}");
+        if c.launch.workgroups() < resident {
+            assert!(
+                c.band_max_frontier_edges <= lanes * FUSED_EDGES_PER_LANE,
+                "{c:?}"
+            );
+        }
+    }
+    // A launch that handed back because its grid ran out is followed by a
+    // wider one.
+    for pair in fused.windows(2) {
+        let covered = pair[0].launch.workgroups()
+            * u64::from(pair[0].launch.workgroup_size_x)
+            * FUSED_EDGES_PER_LANE;
+        if pair[1].position.frontier_edges > covered {
+            assert!(
+                pair[1].launch.workgroups() > pair[0].launch.workgroups(),
+                "{pair:?}"
+            );
         }
     }
 }

@@ -14,7 +14,7 @@ use vyre_driver::megakernel_execution::{MegakernelExecutionPlanner, MegakernelEx
 use super::telemetry::SearchTelemetry;
 use super::{ChainMode, EngineError, LevelTrace, LoadedGraph, TopologyChoice, plan_memory};
 use crate::plan::chain::ChainLength;
-use crate::plan::grid::{FrontierSize, size_launch};
+use crate::plan::grid::{FrontierSize, grid_band_max_frontier_edges, size_launch};
 use crate::plan::topology::TopologyPlanner;
 
 /// Which kind of search a plan's waves belong to.
@@ -118,14 +118,17 @@ impl WavePlan {
                 },
                 caps,
             )?;
+            // A multi-level command stops at its topology's band, and a fused
+            // one also where its grid runs out.
+            let band_max_frontier_edges =
+                ChainLength::band_max_frontier_edges(topology, max_levels, &telemetry)
+                    .min(grid_band_max_frontier_edges(topology, &launch, caps));
             let command = WaveCommand {
                 topology,
                 position,
                 max_levels,
                 launch,
-                band_max_frontier_edges: ChainLength::band_max_frontier_edges(
-                    topology, max_levels, &telemetry,
-                ),
+                band_max_frontier_edges,
             };
             let command = match self.pass {
                 Pass::Single => command.check(caps, &loaded.layout)?,

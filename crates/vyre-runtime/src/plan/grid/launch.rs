@@ -7,6 +7,7 @@ use vyre_driver::backend::{
 };
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
 
+use super::fused::fused_lanes;
 use super::types::{ResidentGridLimits, ResidentGridPlan, ResidentGridRequest};
 
 /// The frontier a launch is sized for.
@@ -35,9 +36,10 @@ pub(crate) struct FrontierSize {
 /// - Later levels of a chain: [`LevelSizing`] with the same edges per lane,
 ///   at most what a frontier of every vertex and edge could use, and no more
 ///   than the device holds at once.
-/// - A fused launch is persistent: it asks for every resident workgroup of
-///   the width its kernel was compiled for (the planner never grants more
-///   than asked), because its frontier may grow inside the launch.
+/// - A fused launch is persistent: it asks for the workgroups of the width
+///   its kernel was compiled for that its frontier needs with room to grow
+///   ([`super::fused`]), at most every resident one (the planner never
+///   grants more than asked).
 pub(crate) fn size_launch(
     topology: MegakernelExecutionTopology,
     frontier: FrontierSize,
@@ -68,9 +70,10 @@ pub(crate) fn size_launch(
         let resident_slots = caps
             .resident_workgroups
             .saturating_mul(caps.resident_workgroup_size);
+        let lanes = fused_lanes(frontier).min(u64::from(resident_slots));
         (
             limits,
-            ResidentGridRequest::new(slots.max(resident_slots), caps.resident_workgroups),
+            ResidentGridRequest::new(lanes as u32, caps.resident_workgroups),
         )
     } else {
         let limits = ResidentGridLimits::new(
@@ -110,13 +113,14 @@ pub(crate) fn size_launch(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use vyre_driver::backend::{SearchPosition, WaveCommand};
     use vyre_driver::megakernel_execution::MegakernelDeviceCapabilities;
 
     use super::*;
 
-    fn caps() -> DeviceCapabilities {
+    /// A device without a barrier or a resident count.
+    pub(in crate::plan::grid) fn caps() -> DeviceCapabilities {
         DeviceCapabilities {
             device_name: "test".into(),
             megakernel: MegakernelDeviceCapabilities::FUSION_INCAPABLE,

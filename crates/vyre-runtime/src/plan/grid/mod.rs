@@ -11,7 +11,8 @@
 //!
 //! Modules: `types` (inputs and the plan), `sizing` (the rules),
 //! `recommend` (the cached entry point), `plan_cache` and `lru` (the caches),
-//! `geometry` (one launch's shape), `launch` (the engine's shapes).
+//! `geometry` (one launch's shape), `launch` (the engine's shapes), `fused`
+//! (a fused launch's width and the frontier it covers).
 //!
 //! # Guarantees
 //!
@@ -48,6 +49,7 @@
 //! well under a microsecond, per key per thread) and holds its own 2 x 128
 //! small entries. [`planner_cache_stats`] reports the calling thread's counts.
 
+mod fused;
 mod geometry;
 mod launch;
 mod lru;
@@ -56,6 +58,8 @@ mod recommend;
 mod sizing;
 mod types;
 
+pub(crate) use fused::grid_band_max_frontier_edges;
+pub use fused::{FUSED_EDGES_PER_LANE, FUSED_GROWTH};
 pub use geometry::ResidentLaunchGeometry;
 pub(crate) use launch::{FrontierSize, size_launch};
 pub use plan_cache::{PlannerCacheStats, planner_cache_stats};

@@ -1,0 +1,124 @@
+//! A fused launch's width and the frontier it covers.
+//!
+//! A fused launch's levels end at a barrier over every workgroup it holds,
+//! and that barrier's latency grows with the workgroups that wait (on the
+//! H200: a few µs at tens of blocks, more at every resident one). A small
+//! frontier gains nothing from the extra workgroups, so a fused launch is
+//! sized to its frontier with room to grow ([`FUSED_GROWTH`]), one
+//! workgroup for the smallest. When the frontier outgrows the grid the
+//! launch hands back (its band's upper edge is what the grid covers) and
+//! the next command is sized for the larger frontier, so the widths grow
+//! geometrically and a search pays a few extra launches at most. A launch
+//! of every resident workgroup covers any frontier the policy's band allows.
+
+use vyre_driver::backend::{DeviceCapabilities, LaunchShape};
+use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
+
+use super::launch::FrontierSize;
+
+/// Out-edges of the frontier per lane of a fused grid: each block then
+/// expands its share of a level in one or two rounds of its edge loop.
+pub const FUSED_EDGES_PER_LANE: u64 = 2;
+
+/// How much a fused launch's frontier may grow before it hands back for a
+/// wider grid.
+pub const FUSED_GROWTH: u64 = 4;
+
+/// Lanes a fused launch over `frontier` asks for: a lane per vertex or per
+/// [`FUSED_EDGES_PER_LANE`] out-edges, whichever is more, times
+/// [`FUSED_GROWTH`]; at least one.
+pub(crate) fn fused_lanes(frontier: FrontierSize) -> u64 {
+    let by_edges = frontier.edges.div_ceil(FUSED_EDGES_PER_LANE);
+    u64::from(frontier.vertices)
+        .max(by_edges)
+        .max(1)
+        .saturating_mul(FUSED_GROWTH)
+}
+
+/// Frontier out-edges above which a command of `topology` launched as
+/// `launch` hands back because its grid is too narrow: what a fused grid
+/// short of every resident workgroup covers, and no limit otherwise.
+#[must_use]
+pub(crate) fn grid_band_max_frontier_edges(
+    topology: MegakernelExecutionTopology,
+    launch: &LaunchShape,
+    caps: &DeviceCapabilities,
+) -> u64 {
+    if topology != MegakernelExecutionTopology::FusedWave
+        || launch.workgroups() >= u64::from(caps.resident_workgroups)
+    {
+        return u64::MAX;
+    }
+    launch
+        .workgroups()
+        .saturating_mul(u64::from(launch.workgroup_size_x))
+        .saturating_mul(FUSED_EDGES_PER_LANE)
+}
+
+#[cfg(test)]
+mod tests {
+    use vyre_driver::backend::LevelSizing;
+
+    use super::*;
+    use crate::plan::grid::launch::tests::caps;
+
+    fn frontier(vertices: u32, edges: u64) -> FrontierSize {
+        FrontierSize {
+            vertices,
+            edges,
+            graph_vertices: 1 << 20,
+            graph_edges: 1 << 22,
+        }
+    }
+
+    fn launch(workgroups: u32) -> LaunchShape {
+        LaunchShape {
+            workgroup_size_x: 256,
+            dispatch_grid: [workgroups, 1, 1],
+            slots_per_lane: 1,
+            later: LevelSizing {
+                edges_per_lane: 0,
+                max_workgroups: workgroups,
+            },
+        }
+    }
+
+    #[test]
+    fn lanes_cover_the_frontier_with_room_to_grow() {
+        // One vertex of a chain: the minimum, times the growth.
+        assert_eq!(fused_lanes(frontier(1, 1)), FUSED_GROWTH);
+        assert_eq!(fused_lanes(frontier(0, 0)), FUSED_GROWTH);
+        // Edges dominate: 1 000 edges -> 500 lanes of 2, times 4.
+        assert_eq!(fused_lanes(frontier(100, 1_000)), 2_000);
+        // Vertices without edges still get a lane each.
+        assert_eq!(fused_lanes(frontier(3_000, 10)), 12_000);
+        assert_eq!(
+            fused_lanes(frontier(u32::MAX, u64::MAX)),
+            u64::MAX,
+            "saturates instead of overflowing"
+        );
+    }
+
+    #[test]
+    fn a_narrow_fused_grid_bands_at_what_it_covers_and_a_full_one_does_not() {
+        let caps = DeviceCapabilities {
+            resident_workgroups: 660,
+            ..caps()
+        };
+        let fused = MegakernelExecutionTopology::FusedWave;
+        assert_eq!(grid_band_max_frontier_edges(fused, &launch(1), &caps), 512);
+        assert_eq!(
+            grid_band_max_frontier_edges(fused, &launch(10), &caps),
+            5_120
+        );
+        assert_eq!(
+            grid_band_max_frontier_edges(fused, &launch(660), &caps),
+            u64::MAX
+        );
+        let sparse = MegakernelExecutionTopology::SparseFrontier;
+        assert_eq!(
+            grid_band_max_frontier_edges(sparse, &launch(1), &caps),
+            u64::MAX
+        );
+    }
+}
