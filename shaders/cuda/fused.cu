@@ -436,12 +436,17 @@ __device__ void fused_levels(const VyreArgs& a) {
     fused_exit(a, run, next_len, next_edges);
 }
 
+// fused_one_block.cu
+__device__ void fused_one_block(const VyreArgs& a);
+
 // max_levels 0 runs nothing (the backend's warm-up launch at start-up).
 // Dynamic shared memory: 20 * blockDim + 8 bytes (the items of a pass).
 extern "C" __global__ void __launch_bounds__(VYRE_FUSED_MAX_BLOCK, 5) vyre_fused(const VyreArgs a) {
     if (a.max_levels == 0) return;
     if (a.max_out_degree >= VYRE_LIGHT_DEGREE) {
         fused_levels<true>(a);
+    } else if (gridDim.x == 1) {
+        fused_one_block(a);
     } else {
         fused_levels<false>(a);
     }

@@ -214,6 +214,7 @@ struct Backend {
     u32 *out_tgt, *in_tgt, *depth, *parent, *queue[2], *bitmap[2], *control, *history, *level_log, *work;
     u32* abort_word;  // pinned host memory in the backend; here the shared mapping
     u32 max_out_degree = 0;
+    u32 in_edge_end = 0;  // one past the last vertex with an in-edge (buffers.rs)
     u64 work_words = 0;
     // The search position, as the engine keeps it: the frontier lives in
     // buffer `buffer` of its form.
@@ -240,6 +241,7 @@ struct Backend {
         a.history = (VyreLevelRecord*)history;
         a.level_log = (VyreLevelRecord*)level_log;
         a.max_out_degree = max_out_degree;
+        a.in_edge_end = in_edge_end;
         a.work = work;
         a.abort_flag = abort_word;
         a.work_words = work_words;
@@ -281,6 +283,10 @@ struct Backend {
         level_log = dev.alloc<u32>(HISTORY_LEVELS * 8);
         max_out_degree = 0;
         for (u32 v = 0; v < n; ++v) max_out_degree = std::max<u64>(max_out_degree, graph.out.deg(v));
+        const auto& in = graph.symmetric ? graph.out : graph.in;
+        in_edge_end = 0;
+        for (u32 v = 0; v < n; ++v)
+            if (in.deg(v) != 0) in_edge_end = v + 1;
         // DeviceLayout::work_bytes: 2n + ceil(m / 512) + 1024 words.
         work_words = 2 * (u64)n + (e + 511) / 512 + 1024;
         work = dev.alloc<u32>(work_words);

@@ -5,7 +5,7 @@ use crate::args::layout_asserts;
 /// The kernel files of `shaders/cuda`, in the order they are joined into one
 /// NVRTC program (later files use what earlier ones define; nothing is
 /// `#include`d, so no include paths are needed).
-const PARTS: [(&str, &str); 7] = [
+const PARTS: [(&str, &str); 8] = [
     (
         "common.cuh",
         include_str!("../../../shaders/cuda/common.cuh"),
@@ -20,6 +20,10 @@ const PARTS: [(&str, &str); 7] = [
         include_str!("../../../shaders/cuda/bottom_up.cu"),
     ),
     ("fused.cu", include_str!("../../../shaders/cuda/fused.cu")),
+    (
+        "fused_one_block.cu",
+        include_str!("../../../shaders/cuda/fused_one_block.cu"),
+    ),
     ("batch.cu", include_str!("../../../shaders/cuda/batch.cu")),
     (
         "batch_fused.cu",
