@@ -23,6 +23,9 @@ fn block_dense(
         return;
     }
     let n = uniform_ctl(lid, C_VERTEX_COUNT);
+    // Vertices from C_IN_EDGE_END on have no in-edges: none can be found,
+    // so they are never staged (their tiles' words are written empty).
+    let end = uniform_ctl(lid, C_IN_EDGE_END);
     let next_depth = discovery_depth();
     let per = ctl(C_IN_PER_SEG);
     let words = div_ceil(n, 32u);
@@ -38,7 +41,7 @@ fn block_dense(
         let tile_first_vertex = first_word * 32u;
         for (var r = 0u; r < 32u; r += 1u) {
             let v = tile_first_vertex + r * WG + lid;
-            if v < n && atomicLoad(&depth[v]) == UNREACHED {
+            if v < end && atomicLoad(&depth[v]) == UNREACHED {
                 atomicOr(&b_mask[(v >> 5u) - first_word], 1u << (v & 31u));
             }
         }

@@ -16,15 +16,16 @@ fn dense(
     if !begin_level(lid, wid, nwg) {
         return;
     }
-    let n = uniform_ctl(lid, C_VERTEX_COUNT);
+    // Vertices from C_IN_EDGE_END on have no in-edges: none can be found.
+    let end = uniform_ctl(lid, C_IN_EDGE_END);
     let next_depth = discovery_depth();
     let per = ctl(C_IN_PER_SEG);
-    let chunks = div_ceil(n, WG);
+    let chunks = div_ceil(end, WG);
     for (var c = group_index(wid, nwg); c < chunks; c += group_total(nwg)) {
         begin_candidates(lid);
         workgroupBarrier();
         let v = c * WG + lid;
-        if v < n && atomicLoad(&depth[v]) == UNREACHED && pull_light_or_defer(v, next_depth, per) {
+        if v < end && atomicLoad(&depth[v]) == UNREACHED && pull_light_or_defer(v, next_depth, per) {
             mark_next(v);
         }
         let heavy = heavy_count(lid);

@@ -97,15 +97,6 @@ fn max_out_degree(csr: &Csr) -> u32 {
     u32::try_from(most).unwrap_or(u32::MAX)
 }
 
-/// One past the last vertex of `csr` with an edge (0 when none has one).
-fn in_edge_end(csr: &Csr) -> u32 {
-    let offsets = csr.offsets();
-    let total = csr.edge_count();
-    // The first offset that reaches the end: every row from that vertex on
-    // is empty, and the row before it is not.
-    offsets.partition_point(|&o| o < total) as u32
-}
-
 /// Allocate `bytes / size_of::<T>()` elements, uninitialised.
 pub(crate) fn alloc<T: DeviceRepr>(
     stream: &Arc<CudaStream>,
@@ -180,7 +171,7 @@ impl DeviceGraph {
             records: HostRecords::new(stream, layout.max_levels_per_command, wait_limit)?,
             level_log: alloc(stream, layout.history_bytes())?,
             max_out_degree: max_out_degree(graph.out_edges()),
-            in_edge_end: in_edge_end(graph.in_edges()),
+            in_edge_end: graph.in_edges().rows_end(),
             bytes: 0,
             layout: *layout,
         };
@@ -296,18 +287,6 @@ mod tests {
         assert_eq!(max_out_degree(star.out_edges()), 3);
         let empty = build_graph(3, &[], BuildOptions::UNDIRECTED).unwrap();
         assert_eq!(max_out_degree(empty.out_edges()), 0);
-    }
-
-    #[test]
-    fn in_edges_end_after_the_last_vertex_that_has_one() {
-        let tail = build_graph(6, &[(0, 1), (0, 2)], BuildOptions::UNDIRECTED).unwrap();
-        assert_eq!(in_edge_end(tail.in_edges()), 3);
-        let directed = build_graph(5, &[(4, 1), (0, 2)], BuildOptions::DIRECTED).unwrap();
-        assert_eq!(in_edge_end(directed.in_edges()), 3);
-        let full = build_graph(4, &[(0, 3)], BuildOptions::UNDIRECTED).unwrap();
-        assert_eq!(in_edge_end(full.in_edges()), 4);
-        let empty = build_graph(3, &[], BuildOptions::UNDIRECTED).unwrap();
-        assert_eq!(in_edge_end(empty.in_edges()), 0);
     }
 
     #[test]

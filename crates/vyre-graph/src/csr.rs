@@ -80,6 +80,18 @@ impl Csr {
         self.offsets[v + 1] - self.offsets[v]
     }
 
+    /// One past the last vertex with an edge (0 when none has one): every
+    /// row from there on is empty. Bottom-up levels stop there, since a
+    /// vertex without in-edges cannot be discovered (a graph renumbered by
+    /// degree puts its isolated vertices last).
+    #[must_use]
+    pub fn rows_end(&self) -> u32 {
+        let total = self.edge_count();
+        // The first offset that reaches the end: every row from that vertex
+        // on is empty, and the row before it is not.
+        self.offsets.partition_point(|&o| o < total) as u32
+    }
+
     /// Give back the arrays.
     #[must_use]
     pub fn into_parts(self) -> (Vec<u64>, Vec<u32>) {
@@ -208,6 +220,24 @@ mod tests {
             Err(GraphError::MalformedCsr(defect)) => defect,
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn rows_end_after_the_last_vertex_that_has_an_edge() {
+        let tail =
+            crate::build::build_graph(6, &[(0, 1), (0, 2)], crate::build::BuildOptions::UNDIRECTED)
+                .unwrap();
+        assert_eq!(tail.in_edges().rows_end(), 3);
+        let directed =
+            crate::build::build_graph(5, &[(4, 1), (0, 2)], crate::build::BuildOptions::DIRECTED)
+                .unwrap();
+        assert_eq!(directed.in_edges().rows_end(), 3);
+        let full = crate::build::build_graph(4, &[(0, 3)], crate::build::BuildOptions::UNDIRECTED)
+            .unwrap();
+        assert_eq!(full.in_edges().rows_end(), 4);
+        let empty =
+            crate::build::build_graph(3, &[], crate::build::BuildOptions::UNDIRECTED).unwrap();
+        assert_eq!(empty.in_edges().rows_end(), 0);
     }
 
     #[test]

@@ -304,6 +304,7 @@ mod tests {
         edge_count: 40_000,
         max_out_degree: 3000,
         min_out_degree: 1,
+        in_edge_end: 5000,
     };
 
     #[test]

@@ -31,6 +31,9 @@ pub const C_MODE: usize = 11;
 pub const C_HEAVY: usize = 12;
 /// Fused: polls one wait at a grid barrier makes at most.
 pub const C_SPIN_LIMIT: usize = 13;
+/// Per-wave: one past the last vertex with an in-edge (bottom-up levels
+/// skip the rest, which no level can discover).
+pub const C_IN_EDGE_END: usize = 14;
 /// Words 0..16 are rewritten before every command (the stop flag and the
 /// conversion cursor start at 0).
 pub const COMMAND_WORDS: usize = 16;
@@ -66,7 +69,8 @@ pub const FUSED_STATUS: std::ops::Range<usize> = C_ARRIVALS..HOST_WORDS;
 const _: () = {
     assert!(C_VERTEX_COUNT == COMMAND_WORDS);
     assert!(C_ARRIVALS == C_VERTEX_COUNT + GRAPH_WORDS);
-    assert!(C_MAX_LEVELS > C_SCAN_RECORDED && C_SPIN_LIMIT < COMMAND_WORDS);
+    assert!(C_MAX_LEVELS > C_SCAN_RECORDED && C_SPIN_LIMIT < C_IN_EDGE_END);
+    assert!(C_IN_EDGE_END < COMMAND_WORDS);
     assert!(C_PIECES + 3 <= C_FAILED && C_PROBE_SAW_WRITE < C_ABORTED && C_ABORTED < HOST_WORDS);
     assert!(HOST_WORDS as u64 * 4 <= vyre_driver::backend::CONTROL_BYTES);
 };

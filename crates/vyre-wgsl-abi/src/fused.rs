@@ -68,7 +68,7 @@ pub fn check_status(status: &[u32], workgroups: u64) -> Result<(), BackendError>
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use vyre_driver::backend::{
         BackendErrorKind, FrontierForm, LaunchShape, LevelSizing, SearchPosition,
     };
@@ -76,7 +76,9 @@ mod tests {
     use super::*;
     use crate::control::{C_ARRIVALS, C_CUR_COUNT};
 
-    fn command(topology: T, form: FrontierForm) -> WaveCommand {
+    /// A command at depth 3 from a frontier of 7 vertices on 12 workgroups
+    /// of 256, with a band of 1000 edges and up to 64 levels.
+    pub(crate) fn command(topology: T, form: FrontierForm) -> WaveCommand {
         WaveCommand {
             topology,
             position: SearchPosition {
@@ -105,6 +107,7 @@ mod tests {
         edge_count: 5000,
         max_out_degree: 3000,
         min_out_degree: 1,
+        in_edge_end: 100,
     };
 
     #[test]

@@ -9,7 +9,7 @@ use vyre_driver::backend::{
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology as T;
 use vyre_graph::{Csr, Graph};
 
-use crate::control::command_words;
+use crate::control::{C_IN_EDGE_END, command_words};
 use crate::kernels::Kernel;
 use crate::overrides::{LIGHT_DEGREE, MID_ROUNDS, REPEATED_SCAN_LOADS, SCAN_CAP};
 
@@ -28,6 +28,9 @@ pub struct GraphFacts {
     /// Least out-degree: with it a later level's frontier is bounded by its
     /// out-edges.
     pub min_out_degree: u64,
+    /// One past the last vertex with an in-edge: bottom-up levels stop
+    /// there ([`crate::control::C_IN_EDGE_END`]).
+    pub in_edge_end: u32,
 }
 
 fn degrees(csr: &Csr) -> impl Iterator<Item = u64> + '_ {
@@ -44,6 +47,7 @@ impl GraphFacts {
             edge_count: graph.edge_count(),
             max_out_degree: degrees(out).max().unwrap_or(0),
             min_out_degree: degrees(out).min().unwrap_or(0),
+            in_edge_end: graph.in_edges().rows_end(),
         }
     }
 
@@ -203,7 +207,8 @@ impl CommandPlan {
             Vec::new()
         };
         let scans = |steps: &[Kernel]| steps.contains(&Kernel::SparseScan);
-        let words = command_words(command, scans(&first), scans(&later));
+        let mut words = command_words(command, scans(&first), scans(&later));
+        words[C_IN_EDGE_END] = graph.in_edge_end;
         Ok(Self {
             conversion: conversion(position.form, command.topology),
             first,
@@ -239,6 +244,7 @@ mod tests {
                 min_out_degree: 1,
                 vertex_count: 1 << 20,
                 edge_count: 1 << 24,
+                in_edge_end: 1 << 20,
             },
             band_max_frontier_edges: u64::MAX,
         }
@@ -365,6 +371,24 @@ mod tests {
         ] {
             let f = facts(topology, kernel, false, 5, 1 << 20);
             assert_eq!(level_steps(f), vec![kernel]);
+        }
+    }
+
+    #[test]
+    fn per_wave_plans_carry_where_bottom_up_levels_stop() {
+        // Vertices 3, 4 and 5 have no edges: bottom-up stops at 3.
+        let graph = vyre_graph::build::build_graph(
+            6,
+            &[(0, 1), (1, 2)],
+            vyre_graph::build::BuildOptions::UNDIRECTED,
+        )
+        .unwrap();
+        let facts = GraphFacts::of(&graph);
+        assert_eq!(facts.in_edge_end, 3);
+        for topology in [T::DenseFrontier, T::BlockDenseFrontier, T::SparseFrontier] {
+            let command = crate::fused::tests::command(topology, FrontierForm::Bitmap);
+            let plan = CommandPlan::of(&command, facts).unwrap();
+            assert_eq!(plan.words[crate::control::C_IN_EDGE_END], 3, "{topology:?}");
         }
     }
 }

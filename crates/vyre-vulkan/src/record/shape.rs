@@ -61,6 +61,7 @@ mod tests {
             edge_count: 4000,
             max_out_degree: 8,
             min_out_degree: 1,
+            in_edge_end: 1000,
         };
         crate::wave::chain_shape(command, &CommandPlan::of(command, graph).unwrap())
     }
