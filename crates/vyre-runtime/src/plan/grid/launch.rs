@@ -70,10 +70,13 @@ pub(crate) fn size_launch(
         let resident_slots = caps
             .resident_workgroups
             .saturating_mul(caps.resident_workgroup_size);
-        let lanes = fused_lanes(frontier).min(u64::from(resident_slots));
+        // Lanes for the frontier's growth, and slots for every vertex of
+        // its first level: a frontier wider than the resident lanes gets
+        // them all, each striding over several slots.
+        let lanes = fused_lanes(frontier).min(u64::from(resident_slots)) as u32;
         (
             limits,
-            ResidentGridRequest::new(lanes as u32, caps.resident_workgroups),
+            ResidentGridRequest::new(slots.max(lanes), caps.resident_workgroups),
         )
     } else {
         let limits = ResidentGridLimits::new(
@@ -184,6 +187,64 @@ pub(super) mod tests {
             band_max_frontier_edges: u64::MAX,
         };
         command.check(&caps(), &layout).unwrap();
+    }
+
+    #[test]
+    fn a_fused_launch_covers_its_first_frontier_however_wide() {
+        let device = DeviceCapabilities {
+            megakernel: MegakernelDeviceCapabilities::FUSION_CAPABLE,
+            resident_lanes: 1_056 * 256,
+            resident_workgroups: 1_056,
+            resident_workgroup_size: 256,
+            ..caps()
+        };
+        let layout = vyre_driver::backend::DeviceLayout {
+            vertex_count: 1 << 22,
+            edge_count: 1 << 26,
+            offset_bytes: 8,
+            out_edges: vyre_driver::backend::EdgeSegments {
+                edges_per_segment: 1 << 26,
+                segment_count: 1,
+                edge_count: 1 << 26,
+            },
+            in_edges: None,
+            max_levels_per_command: 1024,
+            readback_staging: false,
+        };
+        // From one vertex to more vertices than the device's resident lanes
+        // (718,476 > 270,336: a wgpu kron:22 level the policy fused).
+        for (vertices, edges) in [
+            (1, 2),
+            (5_000, 20_000),
+            (718_476, 1 << 22),
+            (1 << 22, 1 << 26),
+        ] {
+            let frontier = FrontierSize {
+                vertices,
+                edges,
+                graph_vertices: 1 << 22,
+                graph_edges: 1 << 26,
+            };
+            let topology = MegakernelExecutionTopology::FusedWave;
+            let launch = size_launch(topology, frontier, &device).unwrap();
+            assert!(launch.workgroups() <= 1_056, "{launch:?}");
+            let command = WaveCommand {
+                topology,
+                position: SearchPosition {
+                    level: 2,
+                    frontier_len: vertices,
+                    frontier_edges: edges,
+                    form: vyre_driver::backend::FrontierForm::Queue,
+                    buffer: 0,
+                },
+                max_levels: 1024,
+                launch,
+                band_max_frontier_edges: u64::MAX,
+            };
+            command
+                .check(&device, &layout)
+                .unwrap_or_else(|e| panic!("{vertices} vertices: {e}"));
+        }
     }
 
     #[test]
