@@ -171,14 +171,16 @@ fn open_cpu_ranks(_: &OpenRequest, _: u32) -> Result<Box<dyn Backend>, BackendEr
 }
 
 #[cfg(feature = "cuda")]
-fn open_cuda_ranks(_: &OpenRequest, ranks: u32) -> Result<Box<dyn Backend>, BackendError> {
-    // The GPUs and NCCL are checked first (one collective of each kind on
-    // every rank), so the error names what this machine lacks.
-    let mut group = vyre_cuda::open_nccl_group(ranks)?;
-    vyre_driver::collective::exercise(&mut group)?;
-    Err(BackendError::unavailable(format!(
-        "{ranks} GPUs and NCCL work, but searching a graph partitioned over CUDA ranks needs the per-rank kernels, which are not written yet. Fix: simulate the ranks with --backend cpu --gpus {ranks}, or search on one GPU."
-    )))
+fn open_cuda_ranks(request: &OpenRequest, ranks: u32) -> Result<Box<dyn Backend>, BackendError> {
+    // One rank per GPU over NCCL; a machine with fewer GPUs is an error
+    // naming how many it has, never ranks sharing one GPU.
+    let cuda = vyre_cuda::CudaRanks::open(&vyre_cuda::CudaRanksOpenRequest {
+        ranks,
+        one_device: false,
+        memory_budget_bytes: request.memory_budget_bytes,
+        ..Default::default()
+    })?;
+    Ok(Box::new(cuda))
 }
 
 #[cfg(not(feature = "cuda"))]

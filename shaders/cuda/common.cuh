@@ -3,11 +3,12 @@
 // The files of shaders/cuda are joined in this order and compiled as one
 // NVRTC program (no #include, so no include paths are needed):
 //   common.cuh, search.cu, top_down.cu, bottom_up.cu, fused.cu, batch.cu,
-//   batch_fused.cu
+//   batch_fused.cu, ranks.cu
 //
-// Every kernel takes one VyreArgs by value. Its layout, and that of
-// VyreLevelRecord, is mirrored by crates/vyre-cuda/src/args.rs, which
-// compiles a static_assert of every field's offset right after this file.
+// Every kernel takes one VyreArgs by value (the rank kernels of ranks.cu
+// one VyreRankArgs). Their layouts, and that of VyreLevelRecord, are
+// mirrored by crates/vyre-cuda/src/args.rs, which compiles a static_assert
+// of every field's offset right after this file.
 
 typedef unsigned int u32;
 typedef unsigned long long u64;
@@ -105,6 +106,40 @@ struct VyreArgs {
     u64 lane_mask;           // the lanes in use
     u32 lanes;               // lanes of the pass (1 to 64)
     u32 in_edge_end;         // vertices from here on have no in-edges (bottom-up skips them)
+};
+
+// The argument block of the rank kernels (ranks.cu), mirrored by
+// crates/vyre-cuda/src/args.rs like VyreArgs.
+// Entries of VyreRankArgs::counts: the level's counts, which the ranks
+// all-reduce, then the current frontier's length.
+#define VYRE_RANK_FOUND 0     // owned vertices discovered (the next queue's append cursor)
+#define VYRE_RANK_EDGES 1     // their out-edges
+#define VYRE_RANK_EXAMINED 2  // edges looked at
+#define VYRE_RANK_FRONTIER 3  // owned vertices in the current frontier (queue_in)
+
+struct VyreRankArgs {
+    const u64* out_offsets;   // owned rows, by local index v - range_start
+    const u32* out_targets;   // global ids
+    const u64* in_offsets;    // in-edge rows (the out-edge rows when symmetric)
+    const u32* in_targets;
+    u32* depth;               // owned vertices
+    u32* parent;
+    const u32* queue_in;      // the owned frontier, global ids
+    u32* queue_out;           // owned discoveries of this level
+    u64* counts;              // VYRE_RANK_*
+    u32* sent;                // one bit per vertex of the graph: queued for its owner this level
+    u32* outbox;              // (vertex, parent) pairs, destination d's from outbox_start[d]
+    u32* outbox_len;          // pairs queued per destination
+    const u64* outbox_start;  // ranks + 1 word offsets into outbox
+    const u32* starts;        // ranks + 1 range starts (the partition)
+    const u32* pairs;         // pairs other ranks sent this one
+    const u32* bitmap;        // the whole frontier, one bit per vertex (pull)
+    u32* block;               // this rank's frontier words (zeroed by the host)
+    u64 pair_count;           // pairs in `pairs`
+    u32 range_start;
+    u32 range_end;
+    u32 ranks;
+    u32 level;                // depth of the frontier; discoveries get level + 1
 };
 
 __device__ __forceinline__ u32 lane_id() { return threadIdx.x & 31u; }

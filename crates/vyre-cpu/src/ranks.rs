@@ -11,7 +11,10 @@ use vyre_driver::backend::{
     Backend, BackendError, BackendErrorKind, BatchLayout, BatchReport, BatchSources,
     CheckedCommand, DeviceCapabilities, DeviceLayout, LevelRecord, SearchSources, WaveReport,
 };
-use vyre_driver::collective::{Communicator, ExchangeKind, RankPlan, ThreadGroup};
+use vyre_driver::collective::{
+    Communicator, ExchangeKind, RankPlan, ThreadGroup, batches_refused, rank_memory_error,
+    reduced_level,
+};
 use vyre_graph::Graph;
 use vyre_graph::partition::{Outbox, Partition, RankRows, RankSearch, assemble_bitmap};
 
@@ -150,19 +153,12 @@ impl Rank {
             comm.all_reduce_sum(&mut counts)?;
             let mut ns = [u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX)];
             comm.all_reduce_max(&mut ns)?;
-            let frontier_out = u32::try_from(counts[0]).unwrap_or(u32::MAX);
-            records.push(LevelRecord {
-                level,
-                frontier_in,
-                frontier_out,
-                frontier_out_edges: counts[1],
-                edges_examined: counts[2],
-                device_ns: Some(ns[0]),
-            });
-            if frontier_out == 0 || counts[1] > command.band_max_frontier_edges {
+            let (record, last) = reduced_level(command, k, frontier_in, counts, ns[0]);
+            records.push(record);
+            if last {
                 break;
             }
-            frontier_in = frontier_out;
+            frontier_in = record.frontier_out;
         }
         Ok(records)
     }
@@ -185,18 +181,11 @@ impl Backend for CpuRanks {
 
     fn upload(&mut self, graph: &Arc<Graph>, layout: &DeviceLayout) -> Result<(), BackendError> {
         self.uploaded = None;
-        if layout.vertex_count != graph.vertex_count() || layout.edge_count != graph.edge_count() {
-            return Err(BackendError::new(
-                "the layout is for another graph. Fix: compute the layout from this graph.",
-            ));
-        }
-        let plan = RankPlan::for_graph(graph, &vec![self.budget_per_rank; self.ranks as usize])?;
+        let plan = RankPlan::for_upload(graph, layout, self.ranks, self.budget_per_rank)?;
         let partition = plan.partition;
         let n = graph.vertex_count();
         let block = partition.max_words();
-        let memory = |e: vyre_graph::partition::PartitionError| {
-            BackendError::with_kind(BackendErrorKind::OutOfMemory, e.to_string())
-        };
+        let memory = rank_memory_error;
         let ranks = (0..self.ranks)
             .map(|r| {
                 Ok(Rank {
@@ -289,26 +278,43 @@ impl Backend for CpuRanks {
     }
 
     fn begin_batch(&mut self, _: &BatchSources, _: &BatchLayout) -> Result<(), BackendError> {
-        Err(no_batches())
+        Err(batches_refused())
     }
 
     fn run_batch_wave(&mut self, _: &CheckedCommand) -> Result<BatchReport, BackendError> {
-        Err(no_batches())
+        Err(batches_refused())
     }
 
     fn read_batch_depths(&mut self, _: &mut [u32]) -> Result<(), BackendError> {
-        Err(no_batches())
+        Err(batches_refused())
     }
-}
-
-fn no_batches() -> BackendError {
-    BackendError::new(
-        "batch passes do not run on a partitioned device. Fix: run batches on one device (one rank).",
-    )
 }
 
 fn rank_panicked() -> BackendError {
     BackendError::device(
         "a simulated rank's thread panicked. Fix: this is a bug in vyre; report it with the graph and sources.",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vyre_graph::generate::chain;
+
+    #[test]
+    fn a_layout_of_another_graph_is_refused_with_a_fix() {
+        let mut ranks = CpuRanks::open(&CpuRanksOpenRequest {
+            ranks: 2,
+            memory_budget_bytes: None,
+        })
+        .unwrap();
+        let graph = Arc::new(chain(100).unwrap());
+        let other = Arc::new(chain(90).unwrap());
+        let layout = DeviceLayout::for_graph(&graph, ranks.capabilities(), 4).unwrap();
+        ranks.upload(&graph, &layout).unwrap();
+        let error = ranks.upload(&other, &layout).unwrap_err();
+        assert_eq!(error.kind(), BackendErrorKind::InvalidRequest);
+        assert!(error.message().contains("Fix: "), "{error}");
+        assert_eq!(ranks.allocated_bytes(), 0, "nothing stays after a refusal");
+    }
 }

@@ -51,6 +51,7 @@ struct Kernel {
     void (*fn)(VyreArgs);
     u32 max_width;
     u32 (*shared)(u32 width);  // dynamic shared memory the kernel indexes
+    void (*rank_fn)(VyreRankArgs) = nullptr;  // the rank kernels take VyreRankArgs instead
 };
 
 u32 none(u32) { return 0; }
@@ -81,6 +82,12 @@ const Kernel KERNELS[] = {
     {"vyre_batch_pull", vyre_batch_pull, 1024, none},
     {"vyre_batch_warp_pull", vyre_batch_warp_pull, 1024, none},
     {"vyre_batch_fused", vyre_batch_fused, 256, none},
+    {"vyre_rank_init", nullptr, 1024, none, vyre_rank_init},
+    {"vyre_rank_seed", nullptr, 1024, none, vyre_rank_seed},
+    {"vyre_rank_expand", nullptr, 1024, none, vyre_rank_expand},
+    {"vyre_rank_merge", nullptr, 1024, none, vyre_rank_merge},
+    {"vyre_rank_frontier_words", nullptr, 1024, none, vyre_rank_frontier_words},
+    {"vyre_rank_pull", nullptr, 1024, none, vyre_rank_pull},
 };
 
 EmuDevice& device() {
@@ -146,6 +153,12 @@ CUresult launch(void* f, u32 gx, u32 gy, u32 gz, u32 bx, u32 by, u32 bz, u32 sme
     }
     if (cooperative && blocks > (u32)(SM_COUNT * FUSED_PER_SM)) return COOPERATIVE_TOO_LARGE;
     if (cooperative && switch_is("VYRE_FAKE_CUDA_NO_COOPERATIVE", "1")) return NOT_SUPPORTED;
+    if (k->rank_fn) {
+        if (cooperative) return LAUNCH_FAILED;
+        VyreRankArgs rank_args;
+        std::memcpy(&rank_args, params[0], sizeof rank_args);
+        return emu_launch(k->rank_fn, blocks, bx, rank_args, 4, 30) ? OK : LAUNCH_FAILED;
+    }
     VyreArgs args;
     std::memcpy(&args, params[0], sizeof args);
     const bool abortable = switch_is("VYRE_FAKE_CUDA_STUCK", "abortable");
@@ -283,6 +296,13 @@ CUresult cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, size_t bytes, void*) {
     refuse_to_block("a copy to pageable host memory");
     if (!inside(src, bytes)) return INVALID_VALUE;
     std::memcpy(dst, (const void*)src, bytes);
+    return OK;
+}
+// Copies between device buffers: the one-device collective of the rank
+// tests moves every exchange this way.
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t bytes, void*) {
+    if (!inside(dst, bytes) || !inside(src, bytes)) return INVALID_VALUE;
+    std::memmove((void*)dst, (const void*)src, bytes);
     return OK;
 }
 // Pinned host memory the emulated kernels can write: it comes from the

@@ -144,6 +144,35 @@ shared_struct! {
     }
 }
 
+shared_struct! {
+    /// `VyreRankArgs`: one rank's buffers and scalars (`ranks.cu`).
+    RankArgs mirrors "VyreRankArgs" {
+        out_offsets: u64,
+        out_targets: u64,
+        in_offsets: u64,
+        in_targets: u64,
+        depth: u64,
+        parent: u64,
+        queue_in: u64,
+        queue_out: u64,
+        /// `RANK_COUNTS` words: the level's counts, then the frontier length.
+        counts: u64,
+        sent: u64,
+        outbox: u64,
+        outbox_len: u64,
+        outbox_start: u64,
+        starts: u64,
+        pairs: u64,
+        bitmap: u64,
+        block: u64,
+        pair_count: u64,
+        range_start: u32,
+        range_end: u32,
+        ranks: u32,
+        level: u32,
+    }
+}
+
 const _: () = assert!(std::mem::size_of::<DeviceRecord>() as u64 == LEVEL_RECORD_BYTES);
 
 // SAFETY: `KernelArgs` is `repr(C)`, plain integers with no padding (checked
@@ -152,11 +181,15 @@ const _: () = assert!(std::mem::size_of::<DeviceRecord>() as u64 == LEVEL_RECORD
 // kernel parameter.
 unsafe impl DeviceRepr for KernelArgs {}
 
+// SAFETY: as for `KernelArgs`: `repr(C)` integers without padding, matching
+// `VyreRankArgs` field for field (asserted when the kernels compile).
+unsafe impl DeviceRepr for RankArgs {}
+
 /// `u32` words of the control block.
 pub(crate) const CONTROL_WORDS: usize = (CONTROL_BYTES / 4) as usize;
 
 /// The layouts the kernels check.
-const SHARED: [Layout; 2] = [KernelArgs::LAYOUT, DeviceRecord::LAYOUT];
+const SHARED: [Layout; 3] = [KernelArgs::LAYOUT, DeviceRecord::LAYOUT, RankArgs::LAYOUT];
 
 /// `VYRE_OFFSETOF(T, f)`, a constant expression on every NVRTC: the
 /// `__builtin_offsetof` builtin exists from NVRTC 13.4; earlier front ends
@@ -219,15 +252,19 @@ mod tests {
                 .lines()
                 .filter(|l| l.starts_with("static_assert"))
                 .count(),
-            2 + KernelArgs::LAYOUT.fields.len() + DeviceRecord::LAYOUT.fields.len()
+            3 + KernelArgs::LAYOUT.fields.len()
+                + DeviceRecord::LAYOUT.fields.len()
+                + RankArgs::LAYOUT.fields.len()
         );
         assert!(asserts.contains("static_assert(sizeof(VyreArgs) == 224,"));
         assert!(asserts.contains("static_assert(sizeof(VyreLevelRecord) == 32,"));
+        assert!(asserts.contains("static_assert(sizeof(VyreRankArgs) == 160,"));
     }
 
     #[test]
     fn layouts_with_a_gap_or_a_missing_field_are_not_packed() {
         assert!(KernelArgs::LAYOUT.is_packed() && DeviceRecord::LAYOUT.is_packed());
+        assert!(RankArgs::LAYOUT.is_packed());
         let gap = Layout {
             c_name: "X",
             size: 16,

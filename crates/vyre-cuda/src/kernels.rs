@@ -8,7 +8,7 @@ use cudarc::driver::{
 use cudarc::nvrtc::Ptx;
 use vyre_driver::backend::BackendError;
 
-use crate::args::KernelArgs;
+use crate::args::{KernelArgs, RankArgs};
 use crate::error::during;
 
 /// Block width the fused kernel is built for (`VYRE_FUSED_MAX_BLOCK` in
@@ -43,7 +43,19 @@ pub(crate) struct Kernels {
     pub batch_pull: CudaFunction,
     pub batch_warp_pull: CudaFunction,
     pub batch_fused: CudaFunction,
+    pub rank: RankKernels,
     _module: Arc<CudaModule>,
+}
+
+/// The kernels of one rank of a partitioned search (`ranks.cu`), each
+/// taking one [`RankArgs`].
+pub(crate) struct RankKernels {
+    pub init: CudaFunction,
+    pub seed: CudaFunction,
+    pub expand: CudaFunction,
+    pub merge: CudaFunction,
+    pub frontier_words: CudaFunction,
+    pub pull: CudaFunction,
 }
 
 impl Kernels {
@@ -73,6 +85,14 @@ impl Kernels {
             batch_pull: get("vyre_batch_pull")?,
             batch_warp_pull: get("vyre_batch_warp_pull")?,
             batch_fused: get("vyre_batch_fused")?,
+            rank: RankKernels {
+                init: get("vyre_rank_init")?,
+                seed: get("vyre_rank_seed")?,
+                expand: get("vyre_rank_expand")?,
+                merge: get("vyre_rank_merge")?,
+                frontier_words: get("vyre_rank_frontier_words")?,
+                pull: get("vyre_rank_pull")?,
+            },
             _module: module,
         })
     }
@@ -185,6 +205,27 @@ pub(crate) fn launch_raw(
         }
     };
     result.map(|_| ())
+}
+
+/// Enqueue rank kernel `kernel` on `stream`.
+pub(crate) fn launch_rank(
+    stream: &CudaStream,
+    kernel: &CudaFunction,
+    launch: Launch,
+    args: &RankArgs,
+) -> Result<(), BackendError> {
+    let mut builder = stream.launch_builder(kernel);
+    builder.arg(args);
+    // SAFETY: every rank kernel takes exactly one `VyreRankArgs`, which
+    // `RankArgs` mirrors (asserted when the kernels compile). Its pointers
+    // are the rank's buffers, alive until the stream has finished with
+    // them, and the kernels index them only below the lengths the rank was
+    // allocated for (its range, the graph's vertex count, the outbox room
+    // in `outbox_start`, `pair_count`); widths are whole warps within
+    // VYRE_MAX_BLOCK (the engine's checked command).
+    unsafe { builder.launch(launch.config()) }
+        .map(|_| ())
+        .map_err(during("rank kernel launch"))
 }
 
 #[cfg(test)]

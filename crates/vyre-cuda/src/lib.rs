@@ -32,6 +32,10 @@
 //! spinning kernels read, and a stuck command becomes an error instead of a
 //! process that never returns.
 //!
+//! [`CudaRanks`] partitions one graph over several GPUs (or, for tests,
+//! several ranks on one GPU), each rank's state on its own device and every
+//! exchange on device buffers through NCCL.
+//!
 //! Testing: `tests/` runs whole searches against the reference BFS on a CUDA
 //! device and prints `skipped: no CUDA driver` without one (set
 //! `VYRE_REQUIRE_BACKENDS=cuda` to make that a failure). Without a GPU,
@@ -51,6 +55,7 @@ mod nccl;
 mod pacing;
 mod pinned;
 mod ptx_cache;
+mod ranks;
 mod records;
 mod source;
 mod timing;
@@ -62,4 +67,5 @@ pub use compile::{GpuArch, STUCK_BARRIER_ENV, compile_options, compile_ptx, nvrt
 pub use device::{CudaOpenRequest, driver_present, memory_margin};
 pub use nccl::{NCCL_DIR_ENV, NcclRank, nccl_present, open_nccl_group};
 pub use ptx_cache::{PtxCachePolicy, PtxOrigin};
+pub use ranks::{CudaRanks, CudaRanksOpenRequest};
 pub use source::{KERNEL_NAMES, kernel_source};

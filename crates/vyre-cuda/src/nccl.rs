@@ -5,8 +5,8 @@
 //! The collectives take host slices and stage them through device buffers
 //! on the rank's stream: what a partitioned search on host ranks needs, and
 //! the check that NCCL works on a machine ([`open_nccl_group`] then
-//! `vyre_driver::collective::exercise`). Device-resident frontiers will call
-//! NCCL on their own buffers beside these.
+//! `vyre_driver::collective::exercise`). The partitioned search
+//! (`crate::ranks`) calls NCCL on its own device buffers instead.
 //!
 //! libnccl is loaded by the names cudarc tries (`libnccl.so` first, never
 //! `libnccl.so.2`, the only name the `nvidia-nccl-cu13` wheel ships), so
@@ -57,21 +57,7 @@ unsafe impl Send for NcclRank {}
 /// no loadable NCCL (the message says where `libnccl.so.2` was found and
 /// what to link); `Device` when NCCL fails to initialise.
 pub fn open_nccl_group(ranks: u32) -> Result<Vec<NcclRank>, BackendError> {
-    if !driver_present() {
-        return Err(BackendError::unavailable(
-            "no CUDA driver (libcuda.so) was found on this machine. Fix: install the NVIDIA driver, or simulate ranks with --backend cpu.",
-        ));
-    }
-    let count = CudaContext::device_count().map_err(during("driver initialisation"))?;
-    let count = u32::try_from(count).unwrap_or(0);
-    if ranks == 0 || ranks > count {
-        return Err(BackendError::unavailable(format!(
-            "{ranks} GPUs were asked for but the driver sees {count}. Fix: ask for 1 to {count} GPUs (check CUDA_VISIBLE_DEVICES), or simulate ranks with --backend cpu."
-        )));
-    }
-    if !nccl_present() {
-        return Err(nccl_missing());
-    }
+    nccl_preflight(ranks)?;
     let streams = (0..ranks as usize)
         .map(|ordinal| {
             let ctx = CudaContext::new(ordinal).map_err(during("context creation"))?;
@@ -93,7 +79,33 @@ pub fn open_nccl_group(ranks: u32) -> Result<Vec<NcclRank>, BackendError> {
         .collect())
 }
 
-fn nccl_error(what: &str, error: &cudarc::nccl::result::NcclError) -> BackendError {
+/// Check that this machine can run `ranks` NCCL ranks, one per GPU: a
+/// driver, at least `ranks` GPUs, and a loadable NCCL.
+///
+/// # Errors
+///
+/// `Unavailable`, saying which is missing and what to do.
+pub(crate) fn nccl_preflight(ranks: u32) -> Result<(), BackendError> {
+    if !driver_present() {
+        return Err(BackendError::unavailable(
+            "no CUDA driver (libcuda.so) was found on this machine. Fix: install the NVIDIA driver, or simulate ranks with --backend cpu.",
+        ));
+    }
+    let count = CudaContext::device_count().map_err(during("driver initialisation"))?;
+    let count = u32::try_from(count).unwrap_or(0);
+    if ranks == 0 || ranks > count {
+        return Err(BackendError::unavailable(format!(
+            "{ranks} GPUs were asked for but the driver sees {count}. Fix: ask for 1 to {count} GPUs (check CUDA_VISIBLE_DEVICES), or simulate ranks with --backend cpu."
+        )));
+    }
+    if !nccl_present() {
+        return Err(nccl_missing());
+    }
+    Ok(())
+}
+
+/// An NCCL failure while doing `what`.
+pub(crate) fn nccl_error(what: &str, error: &cudarc::nccl::result::NcclError) -> BackendError {
     BackendError::device(format!(
         "NCCL {what} failed: {error:?}. Fix: rerun with NCCL_DEBUG=INFO to see why, and keep NVLink multicast off (NCCL_NVLS_ENABLE=0)."
     ))

@@ -5,7 +5,7 @@ use crate::args::layout_asserts;
 /// The kernel files of `shaders/cuda`, in the order they are joined into one
 /// NVRTC program (later files use what earlier ones define; nothing is
 /// `#include`d, so no include paths are needed).
-const PARTS: [(&str, &str); 8] = [
+const PARTS: [(&str, &str); 9] = [
     (
         "common.cuh",
         include_str!("../../../shaders/cuda/common.cuh"),
@@ -29,10 +29,11 @@ const PARTS: [(&str, &str); 8] = [
         "batch_fused.cu",
         include_str!("../../../shaders/cuda/batch_fused.cu"),
     ),
+    ("ranks.cu", include_str!("../../../shaders/cuda/ranks.cu")),
 ];
 
 /// Every `extern "C" __global__` entry point of the program.
-pub const KERNEL_NAMES: [&str; 19] = [
+pub const KERNEL_NAMES: [&str; 25] = [
     "vyre_noop",
     "vyre_init_search",
     "vyre_seed_sources",
@@ -52,6 +53,12 @@ pub const KERNEL_NAMES: [&str; 19] = [
     "vyre_batch_pull",
     "vyre_batch_warp_pull",
     "vyre_batch_fused",
+    "vyre_rank_init",
+    "vyre_rank_seed",
+    "vyre_rank_expand",
+    "vyre_rank_merge",
+    "vyre_rank_frontier_words",
+    "vyre_rank_pull",
 ];
 
 /// The whole program: every file of `shaders/cuda` joined, each preceded by

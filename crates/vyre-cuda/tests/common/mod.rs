@@ -45,8 +45,8 @@ pub const HISTORY_LEVELS: u32 = 4096;
 static GPU: Mutex<()> = Mutex::new(());
 
 /// The device and the lock that keeps other tests off it.
-pub struct Gpu {
-    pub backend: CudaBackend,
+pub struct Gpu<B = CudaBackend> {
+    pub backend: B,
     _lock: MutexGuard<'static, ()>,
 }
 
@@ -65,6 +65,14 @@ pub fn required() -> bool {
 /// Open device 0, or print why not and return `None` (a visible skip) —
 /// unless `VYRE_REQUIRE_BACKENDS` names cuda, in which case fail.
 pub fn open_gpu(test: &str) -> Option<Gpu> {
+    open_gpu_with(test, || CudaBackend::open(&open_request()))
+}
+
+/// [`open_gpu`] for a backend `open` makes.
+pub fn open_gpu_with<B>(
+    test: &str,
+    open: impl FnOnce() -> Result<B, vyre_driver::backend::BackendError>,
+) -> Option<Gpu<B>> {
     let lock = GPU
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -76,7 +84,7 @@ pub fn open_gpu(test: &str) -> Option<Gpu> {
         visible(&format!("{test}: skipped: no CUDA driver"));
         return None;
     }
-    match CudaBackend::open(&open_request()) {
+    match open() {
         Ok(backend) => Some(Gpu {
             backend,
             _lock: lock,
@@ -457,7 +465,7 @@ pub fn launch_for(
 /// The command `choice` makes at `position`, checked against the device and
 /// the layout `upload` computes.
 pub fn command_for(
-    backend: &CudaBackend,
+    backend: &dyn Backend,
     graph: &Graph,
     choice: &Choice,
     position: SearchPosition,
@@ -476,7 +484,7 @@ pub fn command_for(
 }
 
 /// Begin a search from `sources`; its starting position.
-pub fn begin(backend: &mut CudaBackend, graph: &Graph, sources: &[u32]) -> SearchPosition {
+pub fn begin(backend: &mut dyn Backend, graph: &Graph, sources: &[u32]) -> SearchPosition {
     let sources = SearchSources::new(sources, graph).expect("sources");
     backend.begin_search(&sources).expect("begin_search");
     SearchPosition::start(&sources)
@@ -485,7 +493,7 @@ pub fn begin(backend: &mut CudaBackend, graph: &Graph, sources: &[u32]) -> Searc
 /// Run `command`, check its report against the contract, and return it with
 /// the position after it.
 pub fn run(
-    backend: &mut CudaBackend,
+    backend: &mut dyn Backend,
     command: &CheckedCommand,
 ) -> Result<(WaveReport, SearchPosition), vyre_driver::backend::BackendError> {
     let report = backend.run_wave(command)?;
@@ -522,7 +530,7 @@ pub struct Outcome {
 /// Run a search with the choices `choose` makes, checking every report
 /// against the contract as it comes.
 pub fn search(
-    backend: &mut CudaBackend,
+    backend: &mut dyn Backend,
     graph: &Graph,
     sources: &[u32],
     mut choose: impl FnMut(&Step) -> Choice,

@@ -12,11 +12,13 @@
 mod check;
 mod exchange;
 mod plan;
+mod reduced;
 mod threads;
 
 pub use check::exercise;
 pub use exchange::ExchangeKind;
-pub use plan::{RankBytes, RankPlan};
+pub use plan::{RankBytes, RankPlan, rank_memory_error};
+pub use reduced::{batches_refused, reduced_level};
 pub use threads::ThreadGroup;
 
 use crate::backend::BackendError;

@@ -2,9 +2,9 @@
 //! it, checked against each rank's budget before anything is allocated.
 
 use vyre_graph::Graph;
-use vyre_graph::partition::{Partition, PartitionRequest};
+use vyre_graph::partition::{Partition, PartitionError, PartitionRequest};
 
-use crate::backend::{BackendError, BackendErrorKind};
+use crate::backend::{BackendError, BackendErrorKind, DeviceLayout};
 
 /// What one rank holds for a partitioned graph, in bytes (upper bounds).
 #[derive(Clone, Copy, Debug, Default, Eq, PartialEq)]
@@ -73,6 +73,37 @@ impl RankPlan {
         }
         Ok(Self { partition, bytes })
     }
+}
+
+impl RankPlan {
+    /// What a partitioned backend's upload starts with: check that `layout`
+    /// is `graph`'s, then [`RankPlan::for_graph`] with `ranks` budgets of
+    /// `budget_per_rank`.
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError`] (`InvalidRequest`) for a layout of another graph,
+    /// else those of [`RankPlan::for_graph`].
+    pub fn for_upload(
+        graph: &Graph,
+        layout: &DeviceLayout,
+        ranks: u32,
+        budget_per_rank: u64,
+    ) -> Result<Self, BackendError> {
+        if layout.vertex_count != graph.vertex_count() || layout.edge_count != graph.edge_count() {
+            return Err(BackendError::new(
+                "the layout is for another graph. Fix: compute the layout from this graph.",
+            ));
+        }
+        Self::for_graph(graph, &vec![budget_per_rank; ranks as usize])
+    }
+}
+
+/// A rank's rows or state that could not be allocated, as an
+/// `OutOfMemory` error.
+#[must_use]
+pub fn rank_memory_error(error: PartitionError) -> BackendError {
+    BackendError::with_kind(BackendErrorKind::OutOfMemory, error.to_string())
 }
 
 fn rank_bytes(graph: &Graph, partition: &Partition, rank: u32) -> RankBytes {

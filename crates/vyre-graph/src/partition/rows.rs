@@ -118,6 +118,22 @@ impl RankRows {
         self.out_neighbors(v).len() as u64
     }
 
+    /// The out-edge rows as CSR arrays: `offsets` (one per owned vertex
+    /// plus one, from 0) and the global ids they index, for a device copy.
+    #[must_use]
+    pub fn out_csr(&self) -> (&[u64], &[u32]) {
+        (&self.out.offsets, &self.out.targets)
+    }
+
+    /// The in-edge rows as CSR arrays, or `None` for a symmetric graph,
+    /// whose in-edges are its out-edges ([`RankRows::out_csr`]).
+    #[must_use]
+    pub fn in_csr(&self) -> Option<(&[u64], &[u32])> {
+        self.incoming
+            .as_ref()
+            .map(|r| (&r.offsets[..], &r.targets[..]))
+    }
+
     /// Stored edges (out-edges, plus in-edges when held separately).
     #[must_use]
     pub fn stored_edges(&self) -> u64 {

@@ -219,7 +219,21 @@ fn rank_rows_are_exactly_the_graphs_rows() {
                         "{name}"
                     );
                     assert_eq!(rows.out_degree(v), graph.out_edges().degree(v));
+                    // The CSR arrays a device copies hold the same rows.
+                    let local = (v - p.range(r).start) as usize;
+                    let (offsets, targets) = rows.out_csr();
+                    let row = &targets[offsets[local] as usize..offsets[local + 1] as usize];
+                    assert_eq!(row, graph.out_edges().neighbors(v), "{name}");
+                    match rows.in_csr() {
+                        Some((offsets, targets)) => {
+                            let row =
+                                &targets[offsets[local] as usize..offsets[local + 1] as usize];
+                            assert_eq!(row, graph.in_edges().neighbors(v), "{name}");
+                        }
+                        None => assert!(graph.is_symmetric(), "{name}"),
+                    }
                 }
+                assert_eq!(rows.out_csr().0.len(), p.range(r).len() + 1);
                 stored += rows.stored_edges();
             }
             let expected = if graph.is_symmetric() { 1 } else { 2 } * graph.edge_count();

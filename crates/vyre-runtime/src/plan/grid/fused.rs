@@ -1,8 +1,8 @@
 //! A fused launch's width and the frontier it covers.
 //!
 //! A fused launch's levels end at a barrier over every workgroup it holds,
-//! and that barrier's latency grows with the workgroups that wait (on the
-//! H200: a few µs at tens of blocks, more at every resident one). A small
+//! and that barrier's latency grows with the workgroups that wait
+//! (docs/BENCHMARKS.md has the measurements). A small
 //! frontier gains nothing from the extra workgroups, so a fused launch is
 //! sized to its frontier with room to grow ([`FUSED_GROWTH`]), one
 //! workgroup for the smallest. When the frontier outgrows the grid the

@@ -212,7 +212,7 @@ pub(super) mod tests {
             readback_staging: false,
         };
         // From one vertex to more vertices than the device's resident lanes
-        // (718,476 > 270,336: a wgpu kron:22 level the policy fused).
+        // (718,476 > 270,336: a Kronecker level the policy once fused).
         for (vertices, edges) in [
             (1, 2),
             (5_000, 20_000),
