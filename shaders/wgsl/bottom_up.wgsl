@@ -13,16 +13,6 @@
 
 const SCAN_ALONE: u32 = 256u;
 
-// The current frontier, one bit per vertex. No invocation writes it during
-// a bottom-up level, so it is read with plain loads, which the GPU may
-// serve from its L1: an atomic load goes to L2 every time, and most in-edges
-// of a graph renumbered by degree lead to the same few words of hubs.
-@group(0) @binding(7) var<storage, read_write> bitmap_in: array<u32>;
-
-fn in_frontier_bitmap(u: u32) -> bool {
-    return bit_set(bitmap_in[u >> 5u], u & 31u);
-}
-
 var<workgroup> u_heavy: array<u32, WG>;
 var<workgroup> u_heavy_len: atomic<u32>;
 var<workgroup> u_heavy_count: u32;

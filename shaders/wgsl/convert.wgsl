@@ -1,8 +1,6 @@
 // Frontier conversions between the queue and the bitmap of the current
 // frontier (queue_in <-> bitmap_in).
 
-@group(0) @binding(7) var<storage, read_write> bitmap_in: array<atomic<u32>>;
-
 // Queue to bitmap: bitmap_in is cleared by the host before this runs.
 @compute @workgroup_size(WG)
 fn queue_to_bitmap(

@@ -1,10 +1,9 @@
 // A search's discoveries (after common.wgsl, for every per-wave kernel of a
-// search): its parents and next-frontier bitmap, top-down claims of a
-// vertex's depth and bottom-up visits. The current frontier's bitmap
-// (binding 7) is declared by the files that use it: convert.wgsl writes it,
-// bottom_up.wgsl only reads it.
+// search): its parents and frontier bitmaps, top-down claims of a vertex's
+// depth and bottom-up visits.
 
 @group(0) @binding(4) var<storage, read_write> parent: array<u32>;
+@group(0) @binding(7) var<storage, read_write> bitmap_in: array<atomic<u32>>;
 @group(0) @binding(8) var<storage, read_write> bitmap_out: array<atomic<u32>>;
 
 // Top-down discovery of `v` from frontier vertex `u`: the invocation that
@@ -19,6 +18,10 @@ fn push_visit(u: u32, v: u32, next_depth: u32) {
 
 fn bit_set(word: u32, bit: u32) -> bool {
     return ((word >> bit) & 1u) != 0u;
+}
+
+fn in_frontier_bitmap(u: u32) -> bool {
+    return bit_set(atomicLoad(&bitmap_in[u >> 5u]), u & 31u);
 }
 
 // Bottom-up discovery of `v` (owned by exactly one invocation) with frontier
