@@ -419,16 +419,24 @@ __device__ __forceinline__ bool discover(const VyreArgs& a, u32 v, u32 from, u32
     return true;
 }
 
+// Positions for the lanes of this warp that found a vertex (`mask`, the
+// warp's ballot of them, not zero): one atomic add on `cursor` (global or
+// shared memory) by the first of them. Every lane gets its own position
+// (meaningful only where it found one). All 32 lanes must call it together.
+__device__ __forceinline__ u32 warp_slot(u32 mask, u32* cursor) {
+    const u32 leader = __ffs(mask) - 1;
+    u32 base = 0;
+    if (lane_id() == leader) base = atomicAdd(cursor, (u32)__popc(mask));
+    return __shfl_sync(VYRE_FULL_MASK, base, leader) + __popc(mask & lanes_below());
+}
+
 // Append the vertices the lanes of this warp discovered to `queue`, one
 // atomic per warp. All 32 lanes must call it together.
 __device__ __forceinline__ void warp_append(u32* queue, u32* cursor, bool found, u32 v) {
     const u32 mask = __ballot_sync(VYRE_FULL_MASK, found);
     if (mask == 0) return;
-    const u32 leader = __ffs(mask) - 1;
-    u32 base = 0;
-    if (lane_id() == leader) base = atomicAdd(cursor, (u32)__popc(mask));
-    base = __shfl_sync(VYRE_FULL_MASK, base, leader);
-    if (found) queue[base + __popc(mask & lanes_below())] = v;
+    const u32 at = warp_slot(mask, cursor);
+    if (found) queue[at] = v;
 }
 
 // ---- pieces -----------------------------------------------------------------

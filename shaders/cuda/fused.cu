@@ -158,6 +158,25 @@ struct FusedRows {
     }
 };
 
+// Edge `e` of the block's `count` light items: its target `v` claimed for
+// `next_depth`, with v's row loaded beside the claim (as discover<false>
+// does). Whether this thread claimed v; its row word (start << 5 |
+// out-degree) goes to `word`.
+__device__ __forceinline__ bool claim_light_edge(const VyreArgs& a, const VyreItems& items,
+                                                 u32 count, u64 e, u32 next_depth, u32& v,
+                                                 u64& word, u64& examined, u64& out_edges) {
+    const u32 k = item_of(items.scan, count, e);
+    v = a.out_targets[items.row[k] + (e - items.scan[k])];
+    ++examined;
+    const u64 first = a.out_offsets[v];
+    const u64 last = a.out_offsets[v + 1];
+    if (atomicCAS(&a.depth[v], VYRE_UNREACHED, next_depth) != VYRE_UNREACHED) return false;
+    a.parent[v] = items.src[k];
+    out_edges += last - first;
+    word = first << 5 | (last - first);
+    return true;
+}
+
 // expand_items for a graph without heavy vertices: each discovered vertex
 // is appended with its row word at the same position of list `list`.
 // Every thread must call it.
@@ -166,34 +185,31 @@ __device__ void expand_light_rows(const VyreArgs& a, VyreItems items, u32 count,
                                   u32 next_depth, u64& examined, u64& out_edges) {
     for (u64 base = 0; base < total; base += blockDim.x) {
         const u64 e = base + threadIdx.x;
-        bool found = false;
         u32 v = 0;
         u64 word = 0;
-        if (e < total) {
-            const u32 k = item_of(items.scan, count, e);
-            v = a.out_targets[items.row[k] + (e - items.scan[k])];
-            ++examined;
-            // v's row is loaded alongside the claim, as discover<false> does.
-            const u64 first = a.out_offsets[v];
-            const u64 last = a.out_offsets[v + 1];
-            if (atomicCAS(&a.depth[v], VYRE_UNREACHED, next_depth) == VYRE_UNREACHED) {
-                a.parent[v] = items.src[k];
-                out_edges += last - first;
-                word = first << 5 | (last - first);
-                found = true;
-            }
-        }
+        const bool found = e < total && claim_light_edge(a, items, count, e, next_depth, v, word,
+                                                         examined, out_edges);
         const u32 mask = __ballot_sync(VYRE_FULL_MASK, found);
         if (mask == 0) continue;  // warp-uniform
-        const u32 leader = __ffs(mask) - 1;
-        u32 at = 0;
-        if (lane_id() == leader) at = atomicAdd(cursor, (u32)__popc(mask));
-        at = __shfl_sync(VYRE_FULL_MASK, at, leader) + __popc(mask & lanes_below());
+        const u32 at = warp_slot(mask, cursor);
         if (found) {
             queue_out[at] = v;
             *rows.slot(list, at) = word;
         }
     }
+}
+
+// Record `run` of the launch's level log: the level at `level` expanded
+// `len` vertices and found `next_len` with `next_edges` out-edges.
+__device__ __forceinline__ void fused_log_level(const VyreArgs& a, u32 run, u32 level, u32 len,
+                                                u32 next_len, u64 next_edges, u64 examined) {
+    VyreLevelRecord* r = &a.level_log[run];
+    r->level = level;
+    r->frontier_in = len;
+    r->frontier_out = next_len;
+    r->epoch = a.epoch;
+    r->frontier_out_edges = next_edges;
+    r->edges_examined = examined;
 }
 
 // Thread 0 of a block after level `run` (at `level`, expanding `len`
@@ -204,13 +220,8 @@ __device__ __forceinline__ void fused_read_level(const VyreArgs& a, u32 run, u32
     next_len = load_volatile(&c->next_len[slot]);
     next_edges = load_volatile(&c->out_edges[slot]);
     if (blockIdx.x == 0) {
-        VyreLevelRecord* r = &a.level_log[run];
-        r->level = level;
-        r->frontier_in = len;
-        r->frontier_out = next_len;
-        r->epoch = a.epoch;
-        r->frontier_out_edges = next_edges;
-        r->edges_examined = load_volatile(&c->examined[slot]);
+        fused_log_level(a, run, level, len, next_len, next_edges,
+                        load_volatile(&c->examined[slot]));
     }
 }
 

@@ -79,29 +79,15 @@ __device__ void fused_one_block(const VyreArgs& a) {
             const u32 count = len - base < width ? len - base : width;
             for (u64 e0 = 0; e0 < total; e0 += width) {
                 const u64 e = e0 + t;
-                bool found = false;
                 u32 v = 0;
                 u64 word = 0;
-                if (e < total) {
-                    const u32 k = item_of(items.scan, count, e);
-                    v = a.out_targets[items.row[k] + (e - items.scan[k])];
-                    ++examined;
-                    const u64 first = a.out_offsets[v];
-                    const u64 last = a.out_offsets[v + 1];
-                    if (atomicCAS(&a.depth[v], VYRE_UNREACHED, next_depth) == VYRE_UNREACHED) {
-                        a.parent[v] = items.src[k];
-                        out_edges += last - first;
-                        word = first << 5 | (last - first);
-                        if (last != first) prefetch_l1(a.out_targets + first);
-                        found = true;
-                    }
-                }
+                const bool found = e < total && claim_light_edge(a, items, count, e, next_depth,
+                                                                 v, word, examined, out_edges);
+                // v's targets, the next level's first load, go into L1.
+                if (found && (word & 31) != 0) prefetch_l1(a.out_targets + (word >> 5));
                 const u32 mask = __ballot_sync(VYRE_FULL_MASK, found);
                 if (mask == 0) continue;  // warp-uniform
-                const u32 leader = __ffs(mask) - 1;
-                u32 at = 0;
-                if (lane_id() == leader) at = atomicAdd(&cursor, (u32)__popc(mask));
-                at = __shfl_sync(VYRE_FULL_MASK, at, leader) + __popc(mask & lanes_below());
+                const u32 at = warp_slot(mask, &cursor);
                 if (found) {
                     queue_out[at] = v;
                     if (at < VYRE_ONE_BLOCK_QUEUE) {
@@ -126,15 +112,7 @@ __device__ void fused_one_block(const VyreArgs& a) {
         __syncthreads();
         const u32 next_len = cursor;
         next_edges = counts[0];
-        if (t == 0) {
-            VyreLevelRecord* r = &a.level_log[run];
-            r->level = level;
-            r->frontier_in = len;
-            r->frontier_out = next_len;
-            r->epoch = a.epoch;
-            r->frontier_out_edges = next_edges;
-            r->edges_examined = counts[1];
-        }
+        if (t == 0) fused_log_level(a, run, level, len, next_len, next_edges, counts[1]);
         const bool stop = next_len == 0 || run + 1 >= a.max_levels ||
                           next_edges > a.band_max_frontier_edges;
         // Every thread has read the counts before they are cleared.
