@@ -131,15 +131,19 @@ impl Levels<'_> {
             self.collective.all_gather(&send, &mut recv)?;
         }
         // Every rank gathered the same matrix: rank 0's is read.
-        let mut matrix = vec![0u32; p * p];
-        let first = &self.ranks[0];
-        let watchdog = &mut self.devices[first.device].watchdog;
-        watchdog.wait(&first.stream, "the pair counts' all-gather")?;
+        let first = &mut self.ranks[0];
         first
             .stream
-            .memcpy_dtoh(&first.matrix.slice(0..p * p), &mut matrix)
+            .memcpy_dtoh(&first.matrix.slice(0..p * p), &mut first.host.matrix)
             .map_err(during("pair count readback"))?;
-        watchdog.wait(&first.stream, "the pair count readback")?;
+        let watchdog = &mut self.devices[first.device].watchdog;
+        watchdog.wait(&first.stream, "the pair counts' all-gather and readback")?;
+        let matrix = first
+            .host
+            .matrix
+            .as_slice()
+            .map_err(during("pair count readback"))?
+            .to_vec();
         let mut transfers = Vec::new();
         for to in 0..p {
             let mut at = 0;
@@ -227,24 +231,31 @@ impl Levels<'_> {
                 .unzip();
             self.collective.all_reduce_sum(&send, &mut recv)?;
         }
-        self.wait_all("a level's kernels and exchange")?;
-        let mut totals = [0u64; LEVEL_COUNTS];
-        let mut counts = vec![[0u64; RANK_COUNTS]; self.ranks.len()];
-        let first = &self.ranks[0];
+        for rank in self.ranks.iter_mut() {
+            rank.stream
+                .memcpy_dtoh(&rank.counts.slice(0..RANK_COUNTS), &mut rank.host.counts)
+                .map_err(during("rank count readback"))?;
+        }
+        let first = &mut self.ranks[0];
         if reduce {
             first
                 .stream
-                .memcpy_dtoh(&first.totals.slice(0..LEVEL_COUNTS), &mut totals[..])
+                .memcpy_dtoh(&first.totals.slice(0..LEVEL_COUNTS), &mut first.host.totals)
                 .map_err(during("level count readback"))?;
         }
+        self.wait_all("a level's kernels, exchange and count readback")?;
+        let mut counts = vec![[0u64; RANK_COUNTS]; self.ranks.len()];
         for (rank, host) in self.ranks.iter().zip(counts.iter_mut()) {
-            rank.stream
-                .memcpy_dtoh(&rank.counts.slice(0..RANK_COUNTS), &mut host[..])
-                .map_err(during("rank count readback"))?;
+            let read = rank.host.counts.as_slice();
+            host.copy_from_slice(read.map_err(during("rank count readback"))?);
         }
-        self.wait_all("the level's count readback")?;
-        if !reduce {
-            totals.copy_from_slice(&counts[0][..LEVEL_COUNTS]);
+        let mut totals = [0u64; LEVEL_COUNTS];
+        match reduce {
+            true => {
+                let read = self.ranks[0].host.totals.as_slice();
+                totals.copy_from_slice(read.map_err(during("level count readback"))?);
+            }
+            false => totals.copy_from_slice(&counts[0][..LEVEL_COUNTS]),
         }
         for (rank, host) in self.ranks.iter_mut().zip(&counts) {
             rank.advance(host[0], host[1])?;

@@ -5,7 +5,9 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DeviceRepr, ValidAsZeroBits};
+use cudarc::driver::{
+    CudaSlice, CudaStream, DevicePtr, DeviceRepr, PinnedHostSlice, ValidAsZeroBits,
+};
 use vyre_driver::backend::{BackendError, BackendErrorKind};
 use vyre_graph::partition::{Partition, RankRows};
 
@@ -68,6 +70,10 @@ pub(crate) struct RankState {
     starts: CudaSlice<u32>,
     /// Pairs queued per destination, by sender (ranks x ranks).
     pub matrix: CudaSlice<u32>,
+    /// Page-locked copies the host reads a level's results from: copies
+    /// into them are asynchronous, so one wait covers a level's kernels,
+    /// collectives and readbacks.
+    pub host: HostCopies,
     /// Pairs received this level (grown when a level needs more).
     pub inbox: CudaSlice<u32>,
     pub pair_count: u64,
@@ -77,6 +83,27 @@ pub(crate) struct RankState {
     /// The frontier's pieces, two words each (`vyre_rank_expand`).
     work: CudaSlice<u32>,
     ranks: u32,
+}
+
+/// The page-locked host buffers of one rank's readbacks.
+pub(crate) struct HostCopies {
+    /// The rank's [`RANK_COUNTS`] counts.
+    pub counts: PinnedHostSlice<u64>,
+    /// The all-reduced [`LEVEL_COUNTS`] counts.
+    pub totals: PinnedHostSlice<u64>,
+    /// The all-gathered pair counts (ranks x ranks).
+    pub matrix: PinnedHostSlice<u32>,
+}
+
+/// `len` elements of page-locked host memory in the context of `stream`.
+fn pinned<T: DeviceRepr>(
+    stream: &Arc<CudaStream>,
+    len: usize,
+) -> Result<PinnedHostSlice<T>, BackendError> {
+    // SAFETY: the host reads these elements only after a copy of as many
+    // from the device completed (the copies cover the whole slice).
+    unsafe { stream.context().alloc_pinned_with_flags(len, 0) }
+        .map_err(during("pinned host allocation"))
 }
 
 /// Allocate `len` zeroed elements (at least 1).
@@ -218,6 +245,11 @@ impl RankState {
             outbox_start,
             starts: copy(stream, &starts)?,
             matrix: zeros(stream, ranks * ranks)?,
+            host: HostCopies {
+                counts: pinned(stream, RANK_COUNTS)?,
+                totals: pinned(stream, LEVEL_COUNTS)?,
+                matrix: pinned(stream, ranks * ranks)?,
+            },
             inbox: zeros(stream, 1)?,
             pair_count: 0,
             block: zeros(stream, block)?,
