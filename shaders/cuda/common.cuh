@@ -115,7 +115,8 @@ struct VyreArgs {
 #define VYRE_RANK_FOUND 0     // owned vertices discovered (the next queue's append cursor)
 #define VYRE_RANK_EDGES 1     // their out-edges
 #define VYRE_RANK_EXAMINED 2  // edges looked at
-#define VYRE_RANK_FRONTIER 3  // owned vertices in the current frontier (queue_in)
+#define VYRE_RANK_PIECES 3    // pieces in `work` this level (a u32 cursor in the low word)
+#define VYRE_RANK_FRONTIER 4  // owned vertices in the current frontier (queue_in)
 
 struct VyreRankArgs {
     const u64* out_offsets;   // owned rows, by local index v - range_start
@@ -135,7 +136,9 @@ struct VyreRankArgs {
     const u32* pairs;         // pairs other ranks sent this one
     const u32* bitmap;        // the whole frontier, one bit per vertex (pull)
     u32* block;               // this rank's frontier words (zeroed by the host)
+    u32* work;                // the frontier's pieces (list 0), by local vertex index
     u64 pair_count;           // pairs in `pairs`
+    u64 work_words;           // u32 words of `work`
     u32 range_start;
     u32 range_end;
     u32 ranks;
@@ -454,7 +457,9 @@ struct VyrePieces {
     u32* count;    // pieces in the list (the append cursor)
 };
 
-__device__ __forceinline__ u32* piece_slot(const VyreArgs& a, u32 list, u64 index) {
+// Args: VyreArgs, or VyreRankArgs (list 0 only).
+template <typename Args>
+__device__ __forceinline__ u32* piece_slot(const Args& a, u32 list, u64 index) {
     const u64 pair = list == 0 ? index : a.work_words / 2 - 1 - index;
     return a.work + 2 * pair;
 }
@@ -466,7 +471,8 @@ __device__ __forceinline__ u32 pieces_of(u64 degree) {
 
 // Append the pieces of the lanes' vertices (`degree` 0 for none) to `to`,
 // one atomic per warp. All 32 lanes must call it together.
-__device__ __forceinline__ void warp_append_pieces(const VyreArgs& a, VyrePieces to, u64 degree,
+template <typename Args>
+__device__ __forceinline__ void warp_append_pieces(const Args& a, VyrePieces to, u64 degree,
                                                    u32 v) {
     const u32 mine = pieces_of(degree);
     if (__ballot_sync(VYRE_FULL_MASK, mine != 0) == 0) return;
@@ -537,28 +543,37 @@ __device__ void expand_items(const VyreArgs& a, VyreItems items, u32 count, u64 
     }
 }
 
-// Expand pieces [first, last) of `list` (written earlier in this launch, so
-// read through L2) in tiles of blockDim pieces. Every thread must call it.
+// Pieces [tile, min(tile + blockDim, last)) of `list` as the block's items
+// (written earlier in this launch, so read through L2); the tile's edges
+// are items.scan[blockDim.x]. `src` is the vertex as the piece names it,
+// an index of a.out_offsets. Every thread must call it.
+template <typename Args>
+__device__ void load_piece_tile(const Args& a, u32 list, u64 tile, u64 last, VyreItems items) {
+    const u32 t = threadIdx.x;
+    const u64 j = tile + t;
+    u32 v = 0;
+    u64 start = 0, len = 0;
+    if (j < last) {
+        const u32* slot = piece_slot(a, list, j);
+        v = __ldcg(slot);
+        const u64 k = __ldcg(slot + 1);
+        const u64 end = a.out_offsets[v + 1];
+        start = a.out_offsets[v] + k * VYRE_PIECE_EDGES;
+        len = end - start < VYRE_PIECE_EDGES ? end - start : VYRE_PIECE_EDGES;
+    }
+    items.src[t] = v;
+    items.row[t] = start;
+    block_exclusive_scan(len, items.scan);
+}
+
+// Expand pieces [first, last) of `list` in tiles of blockDim pieces. Every
+// thread must call it.
 template <bool PRECHECK, bool EMIT>
 __device__ void expand_pieces(const VyreArgs& a, u32 list, u64 first, u64 last, VyreItems items,
                               u32* queue_out, u32* cursor, u32 next_depth, VyrePieces next,
                               u64& examined, u64& out_edges) {
-    const u32 t = threadIdx.x;
     for (u64 tile = first; tile < last; tile += blockDim.x) {
-        const u64 j = tile + t;
-        u32 v = 0;
-        u64 start = 0, len = 0;
-        if (j < last) {
-            const u32* slot = piece_slot(a, list, j);
-            v = __ldcg(slot);
-            const u64 k = __ldcg(slot + 1);
-            const u64 end = a.out_offsets[v + 1];
-            start = a.out_offsets[v] + k * VYRE_PIECE_EDGES;
-            len = end - start < VYRE_PIECE_EDGES ? end - start : VYRE_PIECE_EDGES;
-        }
-        items.src[t] = v;
-        items.row[t] = start;
-        block_exclusive_scan(len, items.scan);
+        load_piece_tile(a, list, tile, last, items);
         expand_items<PRECHECK, EMIT>(a, items, blockDim.x, 0, items.scan[blockDim.x], queue_out,
                                      cursor, next_depth, next, examined, out_edges);
         __syncthreads();

@@ -58,39 +58,98 @@ extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_rank_seed(cons
     }
 }
 
-// Top-down: a warp per owned frontier vertex, its lanes striding over the
-// row. Owned targets are claimed here; every other target is queued once
-// per level (the `sent` bits, zeroed by the host) with its parent for its
-// owner. A destination's room holds every vertex it owns or every edge
+// Edge u -> v of owned frontier vertex u, top-down: an owned target is
+// claimed at once; any other is queued once per level (the `sent` bits,
+// which vyre_rank_clear_sent clears after the exchange) with its parent for
+// its owner. A destination's room holds every vertex it owns or every edge
 // this rank stores, whichever is fewer, so no pair is ever dropped.
+__device__ __forceinline__ void rank_push(const VyreRankArgs& a, u32 u, u32 v, u64& edges) {
+    if (v >= a.range_start && v < a.range_end) {
+        edges += rank_claim(a, v, u);
+        return;
+    }
+    const u32 bit = 1u << (v & 31u);
+    if (atomicOr(&a.sent[v >> 5], bit) & bit) return;
+    const u32 d = rank_owner(a, v);
+    const u64 at = a.outbox_start[d] + 2ull * atomicAdd(&a.outbox_len[d], 1u);
+    if (at + 2 <= a.outbox_start[d + 1]) {
+        a.outbox[at] = v;
+        a.outbox[at + 1] = u;
+    }
+}
+
+// Top-down, first part: a thread per owned frontier vertex. A vertex of
+// fewer than VYRE_LIGHT_DEGREE out-edges is expanded by its thread; any
+// other is cut into pieces (common.cuh, by local index) for
+// vyre_rank_expand_pieces, which deals them evenly over its whole grid, so
+// that a few hubs do not hold a few warps for the whole level.
 extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_rank_expand(const VyreRankArgs a) {
     const u64 len = a.counts[VYRE_RANK_FRONTIER];
-    const u32 lane = lane_id();
-    const u64 warps = grid_threads() / 32;
+    const VyrePieces pieces = {0, (u32*)&a.counts[VYRE_RANK_PIECES]};
     u64 examined = 0, edges = 0;
-    // Warp-uniform: every lane of a warp takes the same vertices.
-    for (u64 i = global_thread() / 32; i < len; i += warps) {
-        const u32 u = a.queue_in[i];
-        const u32 local = u - a.range_start;
-        const u64 end = a.out_offsets[local + 1];
-        for (u64 e = a.out_offsets[local] + lane; e < end; e += 32) {
-            const u32 v = a.out_targets[e];
+    // Warp-uniform bounds: the piece appends are warp-wide.
+    for (u64 base = global_thread() - lane_id(); base < len; base += grid_threads()) {
+        const u64 i = base + lane_id();
+        u32 u = 0, local = 0;
+        u64 start = 0, degree = 0;
+        if (i < len) {
+            u = a.queue_in[i];
+            local = u - a.range_start;
+            start = a.out_offsets[local];
+            degree = a.out_offsets[local + 1] - start;
+        }
+        warp_append_pieces(a, pieces, degree, local);
+        if (degree >= VYRE_LIGHT_DEGREE) continue;
+        for (u64 e = start; e < start + degree; ++e) {
             ++examined;
-            if (v >= a.range_start && v < a.range_end) {
-                edges += rank_claim(a, v, u);
-                continue;
-            }
-            const u32 bit = 1u << (v & 31u);
-            if (atomicOr(&a.sent[v >> 5], bit) & bit) continue;
-            const u32 d = rank_owner(a, v);
-            const u64 at = a.outbox_start[d] + 2ull * atomicAdd(&a.outbox_len[d], 1u);
-            if (at + 2 <= a.outbox_start[d + 1]) {
-                a.outbox[at] = v;
-                a.outbox[at + 1] = u;
-            }
+            rank_push(a, u, a.out_targets[e], edges);
         }
     }
     rank_count(a, examined, edges);
+}
+
+// Top-down, second part: block b takes its even share of the pieces
+// vyre_rank_expand listed and expands them a tile of blockDim pieces at a
+// time, each thread one edge per round (VyreItems), so that a tile's edges
+// spread over all its threads whatever its pieces' lengths.
+// Dynamic shared memory: 20 * blockDim + 8 bytes (as vyre_hybrid).
+extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_rank_expand_pieces(const VyreRankArgs a) {
+    extern __shared__ u64 rank_smem[];
+    const u32 width = blockDim.x;
+    VyreItems items;
+    items.scan = rank_smem;                  // width + 1
+    items.row = items.scan + width + 1;      // width
+    items.src = (u32*)(items.row + width);   // width
+    const u64 total = a.counts[VYRE_RANK_PIECES];
+    const u64 last = share_start(total, gridDim.x, blockIdx.x + 1);
+    u64 examined = 0, edges = 0;
+    for (u64 tile = share_start(total, gridDim.x, blockIdx.x); tile < last; tile += width) {
+        load_piece_tile(a, 0, tile, last, items);
+        const u64 tile_edges = items.scan[width];
+        for (u64 e = threadIdx.x; e < tile_edges; e += width) {
+            const u32 k = item_of(items.scan, width, e);
+            ++examined;
+            rank_push(a, a.range_start + items.src[k], a.out_targets[items.row[k] + (e - items.scan[k])],
+                      edges);
+        }
+        __syncthreads();
+    }
+    rank_count(a, examined, edges);
+}
+
+// After the exchange: clear the `sent` bits of the vertices this rank
+// queued (every set bit has its pair in the outbox), so that a lists level
+// costs its pairs rather than a bitmap of the whole graph.
+extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_rank_clear_sent(const VyreRankArgs a) {
+    for (u32 d = 0; d < a.ranks; ++d) {
+        const u64 first = a.outbox_start[d];
+        const u64 room = (a.outbox_start[d + 1] - first) / 2;
+        const u64 queued = a.outbox_len[d] < room ? a.outbox_len[d] : room;
+        for (u64 i = global_thread(); i < queued; i += grid_threads()) {
+            const u32 v = a.outbox[first + 2 * i];
+            a.sent[v >> 5] = 0;
+        }
+    }
 }
 
 // The pairs other ranks sent: the first claim of each unreached vertex wins

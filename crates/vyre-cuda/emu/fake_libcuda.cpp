@@ -85,7 +85,9 @@ const Kernel KERNELS[] = {
     {"vyre_rank_init", nullptr, 1024, none, vyre_rank_init},
     {"vyre_rank_seed", nullptr, 1024, none, vyre_rank_seed},
     {"vyre_rank_expand", nullptr, 1024, none, vyre_rank_expand},
+    {"vyre_rank_expand_pieces", nullptr, 1024, hybrid_smem, vyre_rank_expand_pieces},
     {"vyre_rank_merge", nullptr, 1024, none, vyre_rank_merge},
+    {"vyre_rank_clear_sent", nullptr, 1024, none, vyre_rank_clear_sent},
     {"vyre_rank_frontier_words", nullptr, 1024, none, vyre_rank_frontier_words},
     {"vyre_rank_pull", nullptr, 1024, none, vyre_rank_pull},
 };

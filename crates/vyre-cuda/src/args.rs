@@ -165,7 +165,9 @@ shared_struct! {
         pairs: u64,
         bitmap: u64,
         block: u64,
+        work: u64,
         pair_count: u64,
+        work_words: u64,
         range_start: u32,
         range_end: u32,
         ranks: u32,
@@ -258,7 +260,7 @@ mod tests {
         );
         assert!(asserts.contains("static_assert(sizeof(VyreArgs) == 224,"));
         assert!(asserts.contains("static_assert(sizeof(VyreLevelRecord) == 32,"));
-        assert!(asserts.contains("static_assert(sizeof(VyreRankArgs) == 160,"));
+        assert!(asserts.contains("static_assert(sizeof(VyreRankArgs) == 176,"));
     }
 
     #[test]

@@ -33,7 +33,7 @@ const PARTS: [(&str, &str); 9] = [
 ];
 
 /// Every `extern "C" __global__` entry point of the program.
-pub const KERNEL_NAMES: [&str; 25] = [
+pub const KERNEL_NAMES: [&str; 27] = [
     "vyre_noop",
     "vyre_init_search",
     "vyre_seed_sources",
@@ -56,7 +56,9 @@ pub const KERNEL_NAMES: [&str; 25] = [
     "vyre_rank_init",
     "vyre_rank_seed",
     "vyre_rank_expand",
+    "vyre_rank_expand_pieces",
     "vyre_rank_merge",
+    "vyre_rank_clear_sent",
     "vyre_rank_frontier_words",
     "vyre_rank_pull",
 ];

@@ -7,12 +7,17 @@
 
 mod common;
 
-use common::{Choice, Gpu, Step, check_outcome, corpus, open_gpu_with, open_request, search};
+use std::sync::Arc;
+
+use common::{
+    Case, Choice, Gpu, Step, broom, check_outcome, corpus, open_gpu_with, open_request, search,
+};
 use vyre_cuda::{CudaRanks, CudaRanksOpenRequest};
 use vyre_driver::backend::{
     Backend, BackendErrorKind, BatchLayout, BatchSources, DeviceLayout, SearchSources,
 };
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology as Topology;
+use vyre_graph::build::{BuildOptions, build_graph};
 
 /// Rank counts every search runs on.
 const RANKS: [u32; 3] = [1, 2, 3];
@@ -33,12 +38,21 @@ fn open(test: &str, ranks: u32) -> Option<Gpu<CudaRanks>> {
 /// Every case of the corpus from every source set, on every rank count,
 /// with the waves `choose` picks.
 fn every_case(test: &str, choose: impl Fn(&Step, &vyre_graph::Graph) -> Choice) {
+    each_of(test, corpus, choose);
+}
+
+/// [`every_case`] over the cases `cases` makes.
+fn each_of(
+    test: &str,
+    cases: impl Fn() -> Vec<Case>,
+    choose: impl Fn(&Step, &vyre_graph::Graph) -> Choice,
+) {
     for ranks in RANKS {
         let Some(mut gpu) = open(test, ranks) else {
             return;
         };
         assert_eq!(gpu.backend.ranks(), ranks);
-        for case in corpus() {
+        for case in cases() {
             let layout = DeviceLayout::for_graph(
                 &case.graph,
                 gpu.backend.capabilities(),
@@ -119,6 +133,39 @@ fn the_exchange_chosen_by_frontier_density_matches_the_reference() {
             true => Topology::DenseFrontier,
             false => Topology::SparseFrontier,
         })
+    });
+}
+
+#[test]
+fn hubs_of_several_pieces_in_lists_levels_match_the_reference() {
+    // Hubs of more than VYRE_PIECE_EDGES (1024) edges, even on the
+    // emulator: their pieces spread over the grid, and in `shared` three
+    // hubs reach the same leaves, so pieces race to claim and to queue one
+    // target (once per sender) for its owner.
+    let shared = || {
+        let leaves = 4..4 + 2100;
+        let mut edges: Vec<(u32, u32)> = (1..=3).map(|h| (0, h)).collect();
+        for hub in 1..=3 {
+            edges.extend(leaves.clone().map(|leaf| (hub, leaf)));
+        }
+        build_graph(4 + 2100, &edges, BuildOptions::UNDIRECTED).expect("shared leaves")
+    };
+    let cases = || {
+        vec![
+            Case {
+                name: "broom of large hubs",
+                graph: Arc::new(broom(3, 2500, 5)),
+                sources: vec![vec![0], vec![2], vec![1, 2505]],
+            },
+            Case {
+                name: "hubs sharing their leaves",
+                graph: Arc::new(shared()),
+                sources: vec![vec![0], vec![1], vec![4]],
+            },
+        ]
+    };
+    each_of("ranks_large_hubs", cases, |_, _| {
+        Choice::single(Topology::SparseFrontier)
     });
 }
 

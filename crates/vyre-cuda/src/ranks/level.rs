@@ -8,10 +8,11 @@ use vyre_driver::collective::{ExchangeKind, reduced_level};
 use vyre_graph::partition::Partition;
 
 use super::collective::{DeviceCollective, Transfer};
+use super::grid::{Kernel, grid};
 use super::state::{LEVEL_COUNTS, RANK_COUNTS, RankState};
 use crate::device::Device;
 use crate::error::during;
-use crate::kernels::{Launch, launch_rank};
+use crate::kernels::launch_rank;
 
 /// Everything a command's levels touch.
 pub(crate) struct Levels<'a> {
@@ -20,25 +21,6 @@ pub(crate) struct Levels<'a> {
     pub collective: &'a mut dyn DeviceCollective,
     pub partition: &'a Partition,
     pub launch: LaunchShape,
-}
-
-/// Which rank kernel to launch.
-#[derive(Clone, Copy)]
-enum Kernel {
-    Expand,
-    Merge,
-    FrontierWords,
-    Pull,
-}
-
-/// The engine's grid for a kernel over `items` items (none when there is
-/// nothing to do).
-fn grid(launch: &LaunchShape, items: u64) -> Option<Launch> {
-    (items > 0).then(|| Launch {
-        blocks: launch.workgroups_for_items(items),
-        width: launch.workgroup_size_x,
-        shared_bytes: 0,
-    })
 }
 
 impl Levels<'_> {
@@ -58,10 +40,15 @@ impl Levels<'_> {
             match exchange {
                 ExchangeKind::Lists => {
                     self.each(level, Kernel::Expand)?;
+                    self.each(level, Kernel::ExpandPieces)?;
                     readback += self.exchange_lists()?;
                     self.each(level, Kernel::Merge)?;
+                    self.each(level, Kernel::ClearSent)?;
                 }
                 ExchangeKind::Bitmap => {
+                    for rank in self.ranks.iter_mut() {
+                        rank.sent_clean = false;
+                    }
                     self.each(level, Kernel::FrontierWords)?;
                     self.gather_frontier()?;
                     self.each(level, Kernel::Pull)?;
@@ -85,36 +72,42 @@ impl Levels<'_> {
         for r in 0..self.ranks.len() {
             let rank = &mut self.ranks[r];
             let stream = std::sync::Arc::clone(&rank.stream);
-            let items = match kernel {
-                Kernel::Expand => {
-                    stream
-                        .memset_zeros(&mut rank.words)
-                        .map_err(during("sent bits clear"))?;
+            // One rank has no other rank to queue pairs for.
+            let exchanges = self.partition.ranks() > 1;
+            match kernel {
+                Kernel::Expand if exchanges => {
+                    if !rank.sent_clean {
+                        stream
+                            .memset_zeros(&mut rank.words)
+                            .map_err(during("sent bits clear"))?;
+                    }
+                    rank.sent_clean = false;
                     stream
                         .memset_zeros(&mut rank.outbox_len)
                         .map_err(during("outbox clear"))?;
-                    rank.frontier_len * 32
                 }
-                Kernel::Merge => rank.pair_count,
-                Kernel::FrontierWords => {
-                    stream
-                        .memset_zeros(&mut rank.block)
-                        .map_err(during("frontier words clear"))?;
-                    rank.frontier_len
-                }
-                Kernel::Pull => rank.owned() as u64,
-            };
-            let Some(grid) = grid(&self.launch, items) else {
-                continue;
-            };
-            let kernels = &self.devices[rank.device].kernels.rank;
-            let function = match kernel {
-                Kernel::Expand => &kernels.expand,
-                Kernel::Merge => &kernels.merge,
-                Kernel::FrontierWords => &kernels.frontier_words,
-                Kernel::Pull => &kernels.pull,
-            };
-            launch_rank(&stream, function, grid, &rank.args(level))?;
+                Kernel::FrontierWords => stream
+                    .memset_zeros(&mut rank.block)
+                    .map_err(during("frontier words clear"))?,
+                _ => {}
+            }
+            if let Some(shape) = grid(kernel, rank, &self.launch) {
+                let kernels = &self.devices[rank.device].kernels.rank;
+                let function = match kernel {
+                    Kernel::Expand => &kernels.expand,
+                    Kernel::ExpandPieces => &kernels.expand_pieces,
+                    Kernel::Merge => &kernels.merge,
+                    Kernel::ClearSent => &kernels.clear_sent,
+                    Kernel::FrontierWords => &kernels.frontier_words,
+                    Kernel::Pull => &kernels.pull,
+                };
+                launch_rank(&stream, function, shape, &rank.args(level))?;
+            }
+            if kernel == Kernel::ClearSent {
+                // Enqueued after the exchange (or nothing was sent): the
+                // next level finds every bit clear.
+                rank.sent_clean = true;
+            }
         }
         Ok(())
     }
@@ -123,6 +116,12 @@ impl Levels<'_> {
     /// back, then move the pairs. Returns the bytes read back.
     fn exchange_lists(&mut self) -> Result<u64, BackendError> {
         let p = self.ranks.len();
+        if p == 1 {
+            // One rank owns every target: nothing was queued.
+            self.ranks[0].pair_count = 0;
+            self.ranks[0].sent_pairs = 0;
+            return Ok(0);
+        }
         {
             let (send, mut recv): (Vec<_>, Vec<_>) = self
                 .ranks
@@ -132,15 +131,19 @@ impl Levels<'_> {
             self.collective.all_gather(&send, &mut recv)?;
         }
         // Every rank gathered the same matrix: rank 0's is read.
-        let mut matrix = vec![0u32; p * p];
-        let first = &self.ranks[0];
-        let watchdog = &mut self.devices[first.device].watchdog;
-        watchdog.wait(&first.stream, "the pair counts' all-gather")?;
+        let first = &mut self.ranks[0];
         first
             .stream
-            .memcpy_dtoh(&first.matrix.slice(0..p * p), &mut matrix)
+            .memcpy_dtoh(&first.matrix.slice(0..p * p), &mut first.host.matrix)
             .map_err(during("pair count readback"))?;
-        watchdog.wait(&first.stream, "the pair count readback")?;
+        let watchdog = &mut self.devices[first.device].watchdog;
+        watchdog.wait(&first.stream, "the pair counts' all-gather and readback")?;
+        let matrix = first
+            .host
+            .matrix
+            .as_slice()
+            .map_err(during("pair count readback"))?
+            .to_vec();
         let mut transfers = Vec::new();
         for to in 0..p {
             let mut at = 0;
@@ -168,6 +171,10 @@ impl Levels<'_> {
             }
             self.ranks[to].reserve_inbox(at)?;
             self.ranks[to].pair_count = (at / 2) as u64;
+        }
+        for (from, rank) in self.ranks.iter_mut().enumerate() {
+            let row = &matrix[from * p..(from + 1) * p];
+            rank.sent_pairs = row.iter().map(|&c| u64::from(c)).sum();
         }
         let (outboxes, mut inboxes): (Vec<_>, Vec<_>) = self
             .ranks
@@ -214,7 +221,9 @@ impl Levels<'_> {
     /// back, and make the discoveries the frontier. Returns the summed
     /// counts and the bytes read back.
     fn finish_level(&mut self) -> Result<([u64; LEVEL_COUNTS], u64), BackendError> {
-        {
+        // One rank's counts are the totals.
+        let reduce = self.ranks.len() > 1;
+        if reduce {
             let (send, mut recv): (Vec<_>, Vec<_>) = self
                 .ranks
                 .iter_mut()
@@ -222,24 +231,37 @@ impl Levels<'_> {
                 .unzip();
             self.collective.all_reduce_sum(&send, &mut recv)?;
         }
-        self.wait_all("a level's kernels and exchange")?;
-        let mut totals = [0u64; LEVEL_COUNTS];
-        let mut counts = vec![[0u64; RANK_COUNTS]; self.ranks.len()];
-        let first = &self.ranks[0];
-        first
-            .stream
-            .memcpy_dtoh(&first.totals.slice(0..LEVEL_COUNTS), &mut totals[..])
-            .map_err(during("level count readback"))?;
-        for (rank, host) in self.ranks.iter().zip(counts.iter_mut()) {
+        for rank in self.ranks.iter_mut() {
             rank.stream
-                .memcpy_dtoh(&rank.counts.slice(0..RANK_COUNTS), &mut host[..])
+                .memcpy_dtoh(&rank.counts.slice(0..RANK_COUNTS), &mut rank.host.counts)
                 .map_err(during("rank count readback"))?;
         }
-        self.wait_all("the level's count readback")?;
-        for (rank, host) in self.ranks.iter_mut().zip(&counts) {
-            rank.advance(host[0])?;
+        let first = &mut self.ranks[0];
+        if reduce {
+            first
+                .stream
+                .memcpy_dtoh(&first.totals.slice(0..LEVEL_COUNTS), &mut first.host.totals)
+                .map_err(during("level count readback"))?;
         }
-        let bytes = 8 * (LEVEL_COUNTS + RANK_COUNTS * self.ranks.len()) as u64;
+        self.wait_all("a level's kernels, exchange and count readback")?;
+        let mut counts = vec![[0u64; RANK_COUNTS]; self.ranks.len()];
+        for (rank, host) in self.ranks.iter().zip(counts.iter_mut()) {
+            let read = rank.host.counts.as_slice();
+            host.copy_from_slice(read.map_err(during("rank count readback"))?);
+        }
+        let mut totals = [0u64; LEVEL_COUNTS];
+        match reduce {
+            true => {
+                let read = self.ranks[0].host.totals.as_slice();
+                totals.copy_from_slice(read.map_err(during("level count readback"))?);
+            }
+            false => totals.copy_from_slice(&counts[0][..LEVEL_COUNTS]),
+        }
+        for (rank, host) in self.ranks.iter_mut().zip(&counts) {
+            rank.advance(host[0], host[1])?;
+        }
+        let reduced = if reduce { LEVEL_COUNTS } else { 0 };
+        let bytes = 8 * (reduced + RANK_COUNTS * self.ranks.len()) as u64;
         Ok((totals, bytes))
     }
 

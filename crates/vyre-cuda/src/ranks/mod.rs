@@ -18,6 +18,7 @@
 //! or on the emulator. A request for several GPUs never falls back to it.
 
 mod collective;
+mod grid;
 mod level;
 mod nccl;
 mod state;
@@ -255,6 +256,7 @@ impl Backend for CudaRanks {
     fn begin_search(&mut self, sources: &SearchSources) -> Result<(), BackendError> {
         self.searching = false;
         let up = self.uploaded.as_mut().ok_or_else(not_uploaded)?;
+        let graph = &up.graph;
         for rank in &mut up.ranks {
             let owned: Vec<u32> = sources
                 .ids()
@@ -276,6 +278,7 @@ impl Backend for CudaRanks {
             }
             rank.current = 0;
             rank.frontier_len = len as u64;
+            rank.frontier_edges = owned.iter().map(|&s| graph.out_edges().degree(s)).sum();
             let device = &self.devices[rank.device];
             let most = (device.caps.resident_lanes / SETUP_WIDTH).max(1);
             let args = rank.args(0);

@@ -5,7 +5,9 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DeviceRepr, ValidAsZeroBits};
+use cudarc::driver::{
+    CudaSlice, CudaStream, DevicePtr, DeviceRepr, PinnedHostSlice, ValidAsZeroBits,
+};
 use vyre_driver::backend::{BackendError, BackendErrorKind};
 use vyre_graph::partition::{Partition, RankRows};
 
@@ -13,8 +15,16 @@ use crate::args::RankArgs;
 use crate::error::during;
 
 /// Words of [`RankState::counts`]: found, their out-edges, examined (the
-/// level's counts, all-reduced), then the frontier length (`ranks.cu`).
-pub(crate) const RANK_COUNTS: usize = 4;
+/// level's counts, all-reduced), the level's pieces, then the frontier
+/// length (`VYRE_RANK_*` in `common.cuh`).
+pub(crate) const RANK_COUNTS: usize = 5;
+
+/// Index of the frontier length in [`RankState::counts`]; every word before
+/// it starts each level at zero.
+const FRONTIER: usize = RANK_COUNTS - 1;
+
+/// Most edges of one piece (`VYRE_PIECE_EDGES`).
+const PIECE_EDGES: u64 = 1024;
 
 /// The level's counts the ranks all-reduce.
 pub(crate) const LEVEL_COUNTS: usize = 3;
@@ -37,6 +47,8 @@ pub(crate) struct RankState {
     pub current: usize,
     /// Owned vertices in the current frontier (the host's copy).
     pub frontier_len: u64,
+    /// Their out-edges (the host's copy).
+    pub frontier_edges: u64,
     pub counts: CudaSlice<u64>,
     /// The level's counts summed over the ranks.
     pub totals: CudaSlice<u64>,
@@ -44,6 +56,12 @@ pub(crate) struct RankState {
     /// vertices queued for their owners; during a bottom-up level, the whole
     /// frontier. A level uses only one of the two, so they share memory.
     pub words: CudaSlice<u32>,
+    /// Whether no `sent` bit is set: a lists level clears the bits it set
+    /// once its exchange is enqueued; a bitmap level or a failed level
+    /// leaves `words` to be cleared before the next lists level.
+    pub sent_clean: bool,
+    /// Pairs this rank queued in the last lists level (sizes the clear).
+    pub sent_pairs: u64,
     pub outbox: CudaSlice<u32>,
     pub outbox_len: CudaSlice<u32>,
     /// Where each destination's pairs start in `outbox` (ranks + 1 words).
@@ -52,13 +70,40 @@ pub(crate) struct RankState {
     starts: CudaSlice<u32>,
     /// Pairs queued per destination, by sender (ranks x ranks).
     pub matrix: CudaSlice<u32>,
+    /// Page-locked copies the host reads a level's results from: copies
+    /// into them are asynchronous, so one wait covers a level's kernels,
+    /// collectives and readbacks.
+    pub host: HostCopies,
     /// Pairs received this level (grown when a level needs more).
     pub inbox: CudaSlice<u32>,
     pub pair_count: u64,
     /// This rank's frontier words, and every rank's (a bitmap all-gather).
     pub block: CudaSlice<u32>,
     pub gathered: CudaSlice<u32>,
+    /// The frontier's pieces, two words each (`vyre_rank_expand`).
+    work: CudaSlice<u32>,
     ranks: u32,
+}
+
+/// The page-locked host buffers of one rank's readbacks.
+pub(crate) struct HostCopies {
+    /// The rank's [`RANK_COUNTS`] counts.
+    pub counts: PinnedHostSlice<u64>,
+    /// The all-reduced [`LEVEL_COUNTS`] counts.
+    pub totals: PinnedHostSlice<u64>,
+    /// The all-gathered pair counts (ranks x ranks).
+    pub matrix: PinnedHostSlice<u32>,
+}
+
+/// `len` elements of page-locked host memory in the context of `stream`.
+fn pinned<T: DeviceRepr>(
+    stream: &Arc<CudaStream>,
+    len: usize,
+) -> Result<PinnedHostSlice<T>, BackendError> {
+    // SAFETY: the host reads these elements only after a copy of as many
+    // from the device completed (the copies cover the whole slice).
+    unsafe { stream.context().alloc_pinned_with_flags(len, 0) }
+        .map_err(during("pinned host allocation"))
 }
 
 /// Allocate `len` zeroed elements (at least 1).
@@ -106,6 +151,13 @@ pub(crate) fn outbox_starts(room: &[u64]) -> Vec<u64> {
     starts
 }
 
+/// Words of the piece list: a frontier of owned vertices whose `out_edges`
+/// edges make at most one piece per vertex and one per full
+/// `PIECE_EDGES`.
+fn work_words(owned: u64, out_edges: u64) -> u64 {
+    2 * (owned + out_edges / PIECE_EDGES)
+}
+
 /// Bytes [`RankState::upload`] allocates for `rows` (before any inbox
 /// growth), to check against the rank's budget first.
 pub(crate) fn planned_bytes(rows: &RankRows, partition: &Partition, rank: u32) -> u64 {
@@ -116,7 +168,13 @@ pub(crate) fn planned_bytes(rows: &RankRows, partition: &Partition, rank: u32) -
     let outbox: u64 = outbox_room(partition, rank, out_edges).iter().sum::<u64>() * 2;
     let blocks = partition.max_words() as u64 * (ranks + 1);
     rows.bytes()
-        + 4 * (4 * owned + n.div_ceil(32) + outbox + ranks * (ranks + 2) + 1 + blocks)
+        + 4 * (4 * owned
+            + n.div_ceil(32)
+            + outbox
+            + ranks * (ranks + 2)
+            + 1
+            + blocks
+            + work_words(owned, out_edges))
         + 8 * (RANK_COUNTS + LEVEL_COUNTS) as u64
         + 8 * (ranks + 1)
 }
@@ -161,6 +219,8 @@ impl RankState {
             })
             .collect();
         let block = partition.max_words();
+        let work =
+            usize::try_from(work_words(owned as u64, targets.len() as u64)).unwrap_or(usize::MAX);
         Ok(Self {
             device,
             range,
@@ -173,19 +233,28 @@ impl RankState {
             queues: [zeros(stream, owned)?, zeros(stream, owned)?],
             current: 0,
             frontier_len: 0,
+            frontier_edges: 0,
             counts: zeros(stream, RANK_COUNTS)?,
             totals: zeros(stream, LEVEL_COUNTS)?,
             words: zeros(stream, n.div_ceil(32))?,
+            sent_clean: true,
+            sent_pairs: 0,
             outbox: zeros(stream, outbox_words)?,
             outbox_len: zeros(stream, ranks)?,
             outbox_start_device: copy(stream, &outbox_start)?,
             outbox_start,
             starts: copy(stream, &starts)?,
             matrix: zeros(stream, ranks * ranks)?,
+            host: HostCopies {
+                counts: pinned(stream, RANK_COUNTS)?,
+                totals: pinned(stream, LEVEL_COUNTS)?,
+                matrix: pinned(stream, ranks * ranks)?,
+            },
             inbox: zeros(stream, 1)?,
             pair_count: 0,
             block: zeros(stream, block)?,
             gathered: zeros(stream, block * ranks)?,
+            work: zeros(stream, work)?,
             ranks: partition.ranks(),
         })
     }
@@ -203,11 +272,12 @@ impl RankState {
         Ok(())
     }
 
-    /// End a level that found `found` owned vertices: they become the
-    /// frontier (the other queue) and the counts start again from zero.
-    pub(crate) fn advance(&mut self, found: u64) -> Result<(), BackendError> {
+    /// End a level that found `found` owned vertices with `edges`
+    /// out-edges: they become the frontier (the other queue) and the counts
+    /// start again from zero.
+    pub(crate) fn advance(&mut self, found: u64, edges: u64) -> Result<(), BackendError> {
         let stream = Arc::clone(&self.stream);
-        let (level, frontier) = self.counts.split_at_mut(LEVEL_COUNTS);
+        let (level, frontier) = self.counts.split_at_mut(FRONTIER);
         let mut frontier = frontier;
         stream
             .memcpy_dtod(&level.slice(0..1), &mut frontier)
@@ -217,6 +287,7 @@ impl RankState {
             .memset_zeros(&mut level)
             .map_err(during("level count clear"))?;
         self.frontier_len = found;
+        self.frontier_edges = edges;
         self.current = 1 - self.current;
         Ok(())
     }
@@ -248,7 +319,9 @@ impl RankState {
             pairs: p32(&self.inbox),
             bitmap: p32(&self.words),
             block: p32(&self.block),
+            work: p32(&self.work),
             pair_count: self.pair_count,
+            work_words: self.work.len() as u64,
             range_start: self.range.start,
             range_end: self.range.end,
             ranks: self.ranks,
@@ -279,6 +352,7 @@ impl RankState {
                 &self.inbox,
                 &self.block,
                 &self.gathered,
+                &self.work,
             ]
             .into_iter()
             .map(w)
