@@ -179,6 +179,10 @@ impl Backend for CpuRanks {
         self.ranks
     }
 
+    fn partitioned(&self) -> bool {
+        true
+    }
+
     fn upload(&mut self, graph: &Arc<Graph>, layout: &DeviceLayout) -> Result<(), BackendError> {
         self.uploaded = None;
         let plan = RankPlan::for_upload(graph, layout, self.ranks, self.budget_per_rank)?;

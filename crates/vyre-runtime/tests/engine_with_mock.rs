@@ -7,11 +7,12 @@ mod mock;
 use std::sync::Arc;
 
 use mock::{Mock, RESIDENT_LANES, grid};
-use vyre_driver::backend::{FrontierForm, edge_balanced_slots, slots_for};
-use vyre_driver::collective::ExchangeKind;
+use vyre_driver::backend::{DeviceLayout, FrontierForm, edge_balanced_slots, slots_for};
+use vyre_driver::collective::{ExchangeKind, RankPlan};
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
 use vyre_graph::bfs::reference_bfs;
 use vyre_graph::generate::grid_2d;
+use vyre_runtime::plan::chain::MAX_FUSED_LEVELS;
 use vyre_runtime::plan::grid::FUSED_EDGES_PER_LANE;
 use vyre_runtime::{ChainMode, Engine, EngineError, SearchRequest, TopologyChoice};
 
@@ -212,6 +213,35 @@ fn a_backend_holding_more_than_the_plan_is_caught() {
     let mut engine = Engine::new(Box::new(mock));
     let err = engine.load(grid()).unwrap_err();
     assert!(matches!(err, EngineError::ContractViolation(_)), "{err:?}");
+}
+
+#[test]
+fn a_partitioned_backend_is_held_to_its_rank_plan_even_on_one_rank() {
+    let graph = grid();
+    // On this small graph one rank's plan is below the one-device layout
+    // (whose level history is large), so a backend one byte over its rank
+    // plan is still within the layout: only the rank plan catches it.
+    let layout = DeviceLayout::for_graph(&graph, &mock::caps(false), MAX_FUSED_LEVELS).unwrap();
+    let rank = RankPlan::for_graph(&graph, &[u64::MAX]).unwrap().bytes[0].total();
+    assert!(
+        rank < layout.total_bytes(),
+        "{rank} {}",
+        layout.total_bytes()
+    );
+    for extra in [0, 1] {
+        let (mut mock, _) = Mock::new(false, (1, 1));
+        mock.partitioned = true;
+        mock.extra_bytes = extra;
+        let mut engine = Engine::new(Box::new(mock));
+        let loaded = engine.load(Arc::clone(&graph));
+        match extra {
+            0 => loaded.unwrap(),
+            _ => assert!(
+                matches!(loaded, Err(EngineError::ContractViolation(_))),
+                "{loaded:?}"
+            ),
+        }
+    }
 }
 
 #[test]

@@ -214,6 +214,10 @@ impl Backend for CudaRanks {
         self.ranks
     }
 
+    fn partitioned(&self) -> bool {
+        true
+    }
+
     fn upload(&mut self, graph: &Arc<Graph>, layout: &DeviceLayout) -> Result<(), BackendError> {
         self.uploaded = None;
         self.searching = false;

@@ -391,4 +391,42 @@ mod tests {
         assert!(two > rows_two && four > rows_four);
         assert!(rows_two > rows_four, "fewer rows per rank with more ranks");
     }
+
+    #[test]
+    fn every_rank_allocates_within_the_drivers_rank_plan() {
+        use vyre_driver::collective::RankPlan;
+        use vyre_graph::build::{BuildOptions, build_graph};
+        use vyre_graph::generate::{KroneckerSpec, grid_2d, kronecker, star};
+
+        // A hub, a long path, a mesh, a skewed graph, and a directed graph
+        // with in-rows: the shapes whose rows and exchanges differ most.
+        let directed: Vec<(u32, u32)> = (0..3000u32).map(|v| (v, (v * 7 + 1) % 3000)).collect();
+        let graphs = [
+            star(5000).unwrap(),
+            chain(4000).unwrap(),
+            grid_2d(70, 60).unwrap(),
+            kronecker(KroneckerSpec {
+                scale: 12,
+                ..KroneckerSpec::default()
+            })
+            .unwrap(),
+            build_graph(3000, &directed, BuildOptions::DIRECTED).unwrap(),
+        ];
+        for graph in &graphs {
+            for ranks in 1..=4 {
+                let plan = RankPlan::for_graph(graph, &vec![u64::MAX; ranks as usize]).unwrap();
+                for rank in 0..ranks {
+                    let rows = RankRows::of(graph, &plan.partition, rank).unwrap();
+                    let cuda = planned_bytes(&rows, &plan.partition, rank);
+                    let driver = plan.bytes[rank as usize];
+                    assert!(
+                        cuda <= driver.total(),
+                        "{} vertices, rank {rank} of {ranks}: {cuda} bytes against {driver:?}",
+                        graph.vertex_count()
+                    );
+                    assert_eq!(rows.bytes(), driver.rows, "rows are planned exactly");
+                }
+            }
+        }
+    }
 }

@@ -29,6 +29,14 @@ pub trait Backend: Send {
         1
     }
 
+    /// Whether the backend splits the graph over ranks as
+    /// [`crate::collective::RankPlan`] plans it, even over one rank. The
+    /// engine then holds its memory to that plan's bytes, summed over the
+    /// ranks, instead of the one-device layout's.
+    fn partitioned(&self) -> bool {
+        self.ranks() > 1
+    }
+
     /// Upload `graph` into buffers of exactly the sizes `layout` gives,
     /// replacing any graph uploaded before. Depth and parent arrays start
     /// with every vertex unreached. The graph comes shared so that a backend

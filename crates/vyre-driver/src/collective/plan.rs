@@ -4,7 +4,7 @@
 use vyre_graph::Graph;
 use vyre_graph::partition::{Partition, PartitionError, PartitionRequest};
 
-use crate::backend::{BackendError, BackendErrorKind, DeviceLayout};
+use crate::backend::{BackendError, BackendErrorKind, DeviceLayout, WORK_PIECE_EDGES};
 
 /// What one rank holds for a partitioned graph, in bytes (upper bounds).
 #[derive(Clone, Copy, Debug, Default, Eq, PartialEq)]
@@ -17,8 +17,13 @@ pub struct RankBytes {
     pub state: u64,
     /// Exchange buffers: the all-gathered and the assembled bitmap, and the
     /// largest lists a top-down level can send and receive (each vertex at
-    /// most once per sender).
+    /// most once per sender, never more than the sender's out-edges).
     pub exchange: u64,
+    /// Scratch of a level: the frontier cut into pieces for edge-balanced
+    /// expansion (two words per owned vertex and per [`WORK_PIECE_EDGES`]
+    /// out-edges), and the level's counters and pair counts (a few words
+    /// per pair of ranks).
+    pub scratch: u64,
 }
 
 impl RankBytes {
@@ -28,6 +33,7 @@ impl RankBytes {
         self.rows
             .saturating_add(self.state)
             .saturating_add(self.exchange)
+            .saturating_add(self.scratch)
     }
 }
 
@@ -119,14 +125,19 @@ fn rank_bytes(graph: &Graph, partition: &Partition, rank: u32) -> RankBytes {
         8 * (owned + 1) + 4 * (offsets[range.end as usize] - offsets[range.start as usize])
     };
     let bitmap = n.div_ceil(32) * 4;
-    let others = u64::from(partition.ranks() - 1);
+    let ranks = u64::from(partition.ranks());
+    let others = ranks - 1;
+    // Pairs this rank may queue: each vertex of another rank at most once,
+    // and no more for one destination than the edges this rank stores.
+    let sent: u64 = (0..partition.ranks())
+        .filter(|&d| d != rank)
+        .map(|d| (partition.range(d).len() as u64).min(out_edges))
+        .sum();
     RankBytes {
         rows: 8 * (owned + 1) + 4 * out_edges + in_rows,
         state: 8 * owned + owned.div_ceil(32) * 4 + 8 * owned + bitmap,
-        exchange: 4 * partition.max_words() as u64 * u64::from(partition.ranks())
-            + bitmap
-            + 8 * out_edges.min(n - owned)
-            + 8 * others * owned,
+        exchange: 4 * partition.max_words() as u64 * ranks + bitmap + 8 * sent + 8 * others * owned,
+        scratch: 8 * (owned + out_edges / WORK_PIECE_EDGES) + 8 * (ranks + 1) * (ranks + 8),
     }
 }
 

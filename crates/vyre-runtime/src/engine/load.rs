@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use vyre_driver::backend::DeviceLayout;
+use vyre_driver::collective::{RankBytes, RankPlan};
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
 use vyre_graph::Graph;
 use vyre_graph::memory::MemoryLimit;
@@ -119,11 +120,17 @@ impl Engine {
         }
         self.backend.upload(&graph, &layout)?;
         let held = self.backend.allocated_bytes();
-        if held > memory.required_bytes {
+        let allowed = if self.backend.partitioned() {
+            let budgets = vec![u64::MAX; self.backend.ranks() as usize];
+            let plan = RankPlan::for_graph(&graph, &budgets)?;
+            plan.bytes.iter().map(RankBytes::total).sum()
+        } else {
+            memory.required_bytes
+        };
+        if held > allowed {
             return Err(EngineError::ContractViolation(format!(
-                "the backend of {} holds {held} bytes but the plan allows {}",
+                "the backend of {} holds {held} bytes but the plan allows {allowed}",
                 self.backend.capabilities().device_name,
-                memory.required_bytes
             )));
         }
         self.loaded = Some(LoadedGraph {

@@ -11,6 +11,7 @@ use vyre_driver::backend::{
     DeviceCapabilities, DeviceLayout, FrontierForm, LevelRecord, SearchSources, WaveCommand,
     WaveReport, frontier_form_of,
 };
+use vyre_driver::collective::RankPlan;
 use vyre_driver::megakernel_execution::{
     MegakernelDeviceCapabilities, MegakernelExecutionTopology,
 };
@@ -33,6 +34,8 @@ pub struct Mock {
     pub skew: u32,
     /// What `Backend::ranks` reports.
     pub ranks: u32,
+    /// Split over ranks as the driver's `RankPlan` plans it, even over one.
+    pub partitioned: bool,
     /// The batch pass begun last: vyre-graph's CPU batch state and queue.
     pub pass: Option<(BatchState, Vec<u32>)>,
 }
@@ -87,6 +90,7 @@ impl Mock {
             commands: Arc::clone(&commands),
             skew: 0,
             ranks: 1,
+            partitioned: false,
             pass: None,
         };
         (mock, commands)
@@ -102,9 +106,20 @@ impl Backend for Mock {
         self.ranks
     }
 
+    fn partitioned(&self) -> bool {
+        self.partitioned || self.ranks > 1
+    }
+
     fn upload(&mut self, graph: &Arc<Graph>, layout: &DeviceLayout) -> Result<(), BackendError> {
         self.graph = Some(Arc::clone(graph));
-        self.held = layout.total_bytes() + self.extra_bytes;
+        let planned = if self.partitioned() {
+            let budgets = vec![u64::MAX; self.ranks as usize];
+            let plan = RankPlan::for_graph(graph, &budgets)?;
+            plan.bytes.iter().map(|b| b.total()).sum()
+        } else {
+            layout.total_bytes()
+        };
+        self.held = planned + self.extra_bytes;
         Ok(())
     }
 
