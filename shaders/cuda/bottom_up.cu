@@ -407,18 +407,35 @@ __device__ void bu_block_rest(const VyreArgs& a, BuTile s, u64 first_vertex, u32
     __syncthreads();
 }
 
-// BlockDenseFrontier: a block owns a tile of blockDim bitmap words (32 *
-// blockDim vertices). Its warps probe the tile's words, VYRE_TILE_WORDS at a
-// time, into the tile's next-frontier words in shared memory; vertices left
-// open are pooled and searched by the whole block whenever the pool is half
-// full and at the end of the tile. The tile's words are then written whole.
+// Bitmap words each warp of a BlockDenseFrontier tile probes: the live words
+// spread over every warp of the grid, in whole steps of VYRE_TILE_WORDS, at
+// most 32. A level's time is its steps per warp (each step waits, at the
+// block's barrier, for its slowest warp's chain of probes): a graph whose
+// live words fill fewer than the grid's blocks at 32 words per warp takes
+// fewer steps on smaller tiles instead of leaving blocks idle.
+__device__ __forceinline__ u32 bu_warp_words(u64 words) {
+    const u64 warps = (u64)gridDim.x * (blockDim.x >> 5);
+    const u64 steps = (words + warps * VYRE_TILE_WORDS - 1) / (warps * VYRE_TILE_WORDS);
+    const u64 share = steps * VYRE_TILE_WORDS;
+    return share < 32 ? (u32)(share == 0 ? VYRE_TILE_WORDS : share) : 32u;
+}
+
+// BlockDenseFrontier: a block owns a tile of bu_warp_words words per warp
+// (at most blockDim words, 32 vertices each). Its warps probe the tile's
+// words, VYRE_TILE_WORDS at a time, into the tile's next-frontier words in
+// shared memory; vertices left open are pooled and searched by the whole
+// block whenever the pool is half full and at the end of the tile. The
+// tile's words are then written whole.
 // Slots: one per bitmap word.
 // Dynamic shared memory: 20 * blockDim + 16 bytes (bu_tile).
 extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_block_dense(const VyreArgs a) {
     extern __shared__ u64 tile_smem[];
     if (command_stopped(a)) return;
     const u64 words = bu_live_words(a);
-    const u32 active = active_blocks(words);
+    const u32 warp_words = bu_warp_words(words);
+    const u32 tile_words = (blockDim.x >> 5) * warp_words;
+    const u64 tiles = (words + tile_words - 1) / tile_words;
+    const u32 active = tiles < (u64)gridDim.x ? (u32)tiles : gridDim.x;
     const u32 next_depth = a.level + 1;
     const u32 width = blockDim.x;
     const u32 t = threadIdx.x;
@@ -427,14 +444,14 @@ extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_block_dense(co
     u64 discovered = 0;
     if (blockIdx.x < active) {
         const u32 lane = lane_id();
-        for (u64 tile = blockIdx.x; tile * width < words; tile += active) {
-            const u64 first_word = tile * width;
+        for (u64 tile = blockIdx.x; tile < tiles; tile += active) {
+            const u64 first_word = tile * tile_words;
             const u64 first_vertex = first_word * 32;
             if (t == 0) *s.count = 0;
             __syncthreads();
-            for (u32 step = 0; step < 32; step += VYRE_TILE_WORDS) {
+            for (u32 step = 0; step < warp_words; step += VYRE_TILE_WORDS) {
                 // This warp's words of the step, relative to the tile.
-                const u32 local = warp_in_block() * 32 + step;
+                const u32 local = warp_in_block() * warp_words + step;
                 BuVertex x[VYRE_TILE_WORDS];
                 bu_probe_words<VYRE_TILE_WORDS>(a, first_word + local, next_depth, x, c);
                 u32 mine = 0;
@@ -449,12 +466,12 @@ extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_block_dense(co
                 const u32 pooled = *s.count;
                 // Every thread has read the count before the next step adds.
                 __syncthreads();
-                if (pooled != 0 && (2 * pooled >= width || step + VYRE_TILE_WORDS >= 32)) {
+                if (pooled != 0 && (2 * pooled >= width || step + VYRE_TILE_WORDS >= warp_words)) {
                     bu_block_rest(a, s, first_vertex, pooled < width ? pooled : width, next_depth,
                                   c);
                 }
             }
-            if (first_word + t < words) {
+            if (t < tile_words && first_word + t < words) {
                 const u32 word = s.words[t];
                 a.bitmap_out[first_word + t] = word;
                 discovered += __popc(word);
