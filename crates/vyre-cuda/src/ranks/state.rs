@@ -9,6 +9,7 @@ use cudarc::driver::{
     CudaSlice, CudaStream, DevicePtr, DeviceRepr, PinnedHostSlice, ValidAsZeroBits,
 };
 use vyre_driver::backend::{BackendError, BackendErrorKind};
+use vyre_driver::collective::outbox_room;
 use vyre_graph::partition::{Partition, RankRows};
 
 use crate::args::RankArgs;
@@ -125,18 +126,6 @@ fn copy<T: DeviceRepr + ValidAsZeroBits>(
         return zeros(stream, 1);
     }
     stream.clone_htod(host).map_err(during("rank row upload"))
-}
-
-/// Pairs rank `rank` may queue for each destination in one level: each
-/// vertex the destination owns at most once, and never more than the edges
-/// the rank stores; nothing for itself.
-pub(crate) fn outbox_room(partition: &Partition, rank: u32, out_edges: u64) -> Vec<u64> {
-    (0..partition.ranks())
-        .map(|d| match d == rank {
-            true => 0,
-            false => (partition.range(d).len() as u64).min(out_edges),
-        })
-        .collect()
 }
 
 /// Word offsets of each destination's pairs: `2 x room` each, in order.
@@ -367,14 +356,7 @@ mod tests {
     use vyre_graph::partition::PartitionRequest;
 
     #[test]
-    fn a_destination_gets_room_for_each_vertex_it_owns_or_each_edge_sent() {
-        let graph = chain(200).unwrap();
-        let p = Partition::balanced(&graph, &PartitionRequest { ranks: 3 }).unwrap();
-        let room = outbox_room(&p, 1, 1000);
-        assert_eq!(room[1], 0, "nothing is queued for the rank itself");
-        assert_eq!(room[0], p.range(0).len() as u64);
-        assert_eq!(room[2], p.range(2).len() as u64);
-        assert_eq!(outbox_room(&p, 1, 5), vec![5, 0, 5]);
+    fn each_destinations_pairs_start_after_the_last_ones() {
         assert_eq!(outbox_starts(&[5, 0, 7]), vec![0, 10, 10, 24]);
     }
 

@@ -112,6 +112,19 @@ pub fn rank_memory_error(error: PartitionError) -> BackendError {
     BackendError::with_kind(BackendErrorKind::OutOfMemory, error.to_string())
 }
 
+/// Pairs rank `rank` (storing `out_edges` out-edges) may queue for each
+/// destination in one level: each vertex the destination owns at most once,
+/// and never more than the edges the rank stores; nothing for itself.
+#[must_use]
+pub fn outbox_room(partition: &Partition, rank: u32, out_edges: u64) -> Vec<u64> {
+    (0..partition.ranks())
+        .map(|d| match d == rank {
+            true => 0,
+            false => (partition.range(d).len() as u64).min(out_edges),
+        })
+        .collect()
+}
+
 fn rank_bytes(graph: &Graph, partition: &Partition, rank: u32) -> RankBytes {
     let range = partition.range(rank);
     let owned = u64::from(range.end - range.start);
@@ -127,12 +140,7 @@ fn rank_bytes(graph: &Graph, partition: &Partition, rank: u32) -> RankBytes {
     let bitmap = n.div_ceil(32) * 4;
     let ranks = u64::from(partition.ranks());
     let others = ranks - 1;
-    // Pairs this rank may queue: each vertex of another rank at most once,
-    // and no more for one destination than the edges this rank stores.
-    let sent: u64 = (0..partition.ranks())
-        .filter(|&d| d != rank)
-        .map(|d| (partition.range(d).len() as u64).min(out_edges))
-        .sum();
+    let sent: u64 = outbox_room(partition, rank, out_edges).iter().sum();
     RankBytes {
         rows: 8 * (owned + 1) + 4 * out_edges + in_rows,
         state: 8 * owned + owned.div_ceil(32) * 4 + 8 * owned + bitmap,
@@ -144,7 +152,18 @@ fn rank_bytes(graph: &Graph, partition: &Partition, rank: u32) -> RankBytes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vyre_graph::generate::{KroneckerSpec, kronecker};
+    use vyre_graph::generate::{KroneckerSpec, chain, kronecker};
+
+    #[test]
+    fn a_destination_gets_room_for_each_vertex_it_owns_or_each_edge_sent() {
+        let graph = chain(200).unwrap();
+        let p = Partition::balanced(&graph, &PartitionRequest { ranks: 3 }).unwrap();
+        let room = outbox_room(&p, 1, 1000);
+        assert_eq!(room[1], 0, "nothing is queued for the rank itself");
+        assert_eq!(room[0], p.range(0).len() as u64);
+        assert_eq!(room[2], p.range(2).len() as u64);
+        assert_eq!(outbox_room(&p, 1, 5), vec![5, 0, 5]);
+    }
 
     #[test]
     fn every_rank_is_planned_and_a_small_budget_names_the_rank() {
