@@ -212,6 +212,14 @@ __device__ __forceinline__ void fused_log_level(const VyreArgs& a, u32 run, u32 
     r->edges_examined = examined;
 }
 
+// Whether a fused launch ends after level `run`, which found `next_len`
+// vertices with `next_edges` out-edges: the frontier is empty, the command's
+// levels are spent, or the frontier left the band.
+__device__ __forceinline__ bool fused_stops(const VyreArgs& a, u32 run, u32 next_len,
+                                            u64 next_edges) {
+    return next_len == 0 || run + 1 >= a.max_levels || next_edges > a.band_max_frontier_edges;
+}
+
 // Thread 0 of a block after level `run` (at `level`, expanding `len`
 // vertices, counted in `slot`): what the level found; block 0 logs it.
 __device__ __forceinline__ void fused_read_level(const VyreArgs& a, u32 run, u32 level, u32 len,
@@ -424,8 +432,7 @@ __device__ void fused_levels(const VyreArgs& a) {
         if (t == 0) {
             fused_read_level(a, run, level, len, slot, next_len, next_edges);
             decision[0] = next_len;
-            decision[1] = next_len == 0 || run + 1 >= a.max_levels ||
-                          next_edges > a.band_max_frontier_edges;
+            decision[1] = fused_stops(a, run, next_len, next_edges);
             if (HEAVY) decision[2] = load_volatile(&c->piece_count[slot]);
         }
         __syncthreads();

@@ -113,8 +113,7 @@ __device__ void fused_one_block(const VyreArgs& a) {
         const u32 next_len = cursor;
         next_edges = counts[0];
         if (t == 0) fused_log_level(a, run, level, len, next_len, next_edges, counts[1]);
-        const bool stop = next_len == 0 || run + 1 >= a.max_levels ||
-                          next_edges > a.band_max_frontier_edges;
+        const bool stop = fused_stops(a, run, next_len, next_edges);
         // Every thread has read the counts before they are cleared.
         __syncthreads();
         if (t == 0) cursor = 0;
