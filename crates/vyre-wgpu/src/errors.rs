@@ -1,8 +1,9 @@
 //! Turning wgpu's errors into [`BackendError`]s instead of panics.
 
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
 
-use vyre_driver::backend::{BackendError, BackendErrorKind, DEVICE_WAIT_LIMIT};
+use vyre_driver::backend::{BackendError, BackendErrorKind, DEVICE_WAIT_LIMIT, poll_until};
 
 use crate::memory_budget::MemoryBudget;
 
@@ -68,18 +69,38 @@ fn from_wgpu(error: &wgpu::Error, doing: &str, budget: &MemoryBudget) -> Backend
 /// Wait for the device to finish all submitted work, at most
 /// [`DEVICE_WAIT_LIMIT`].
 pub(crate) fn wait_idle(device: &wgpu::Device, doing: &str) -> Result<(), BackendError> {
-    device
-        .poll(wgpu::PollType::Wait {
-            submission_index: None,
-            timeout: Some(DEVICE_WAIT_LIMIT),
-        })
-        .map(|_| ())
-        .map_err(|e| {
-            BackendError::device(format!(
-                "waiting for the device failed while {doing} (limit {} s): {e}. Fix: the device was lost or hung; reopen the backend, and report it with the graph and topology if it repeats.",
-                DEVICE_WAIT_LIMIT.as_secs()
-            ))
-        })
+    poll_device_until(device, doing, |status| status.is_queue_empty())
+}
+
+/// Poll `device` without blocking until `ready` (given each poll's status)
+/// says so, at most [`DEVICE_WAIT_LIMIT`]: spinning, then yielding, then
+/// sleeping (`poll_until`), as the CUDA and Vulkan backends wait. A blocking
+/// `PollType::Wait` wakes the host late, which every command of a search
+/// would pay.
+pub(crate) fn poll_device_until(
+    device: &wgpu::Device,
+    doing: &str,
+    mut ready: impl FnMut(wgpu::PollStatus) -> bool,
+) -> Result<(), BackendError> {
+    let until = Instant::now() + DEVICE_WAIT_LIMIT;
+    let lost = |e: wgpu::PollError| {
+        BackendError::device(format!(
+            "waiting for the device failed while {doing}: {e}. Fix: the device was lost or hung; reopen the backend, and report it with the graph and topology if it repeats."
+        ))
+    };
+    let done = poll_until(until, || {
+        device
+            .poll(wgpu::PollType::Poll)
+            .map(&mut ready)
+            .map_err(lost)
+    })?;
+    if done {
+        return Ok(());
+    }
+    Err(BackendError::device(format!(
+        "the device did not finish within {} s while {doing}. Fix: the device hung; reopen the backend, and report it with the graph and topology if it repeats.",
+        DEVICE_WAIT_LIMIT.as_secs()
+    )))
 }
 
 #[cfg(test)]

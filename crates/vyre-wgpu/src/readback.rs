@@ -4,7 +4,7 @@ use std::sync::mpsc;
 
 use vyre_driver::backend::BackendError;
 
-use crate::errors::wait_idle;
+use crate::errors::poll_device_until;
 
 /// Map the first `bytes` of `staging` (already filled by submitted copies),
 /// hand them to `read`, and unmap.
@@ -19,8 +19,17 @@ pub(crate) fn read_staging<T>(
         // The receiver lives until after the wait below.
         let _ = tx.send(result);
     });
-    wait_idle(device, "reading results back")?;
-    let mapped = rx.recv().map_err(|_| {
+    let mut mapped = None;
+    let mut never = false;
+    poll_device_until(device, "reading results back", |_| {
+        match rx.try_recv() {
+            Ok(result) => mapped = Some(result),
+            Err(mpsc::TryRecvError::Disconnected) => never = true,
+            Err(mpsc::TryRecvError::Empty) => {}
+        }
+        mapped.is_some() || never
+    })?;
+    let mapped = mapped.ok_or_else(|| {
         BackendError::device(
             "the staging buffer was never mapped. Fix: the device was lost; reopen the backend."
                 .to_string(),
