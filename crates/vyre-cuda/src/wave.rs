@@ -111,7 +111,9 @@ pub(crate) fn run_command(
     let fused = command.topology == Topology::FusedWave;
     let levels = command.max_levels.max(1);
     let form = frontier_form_of(command.topology);
-    let converting = position.form != form;
+    let conversion_blocks =
+        command.conversion_workgroups(graph.layout.vertex_count, batch.is_some());
+    let converting = conversion_blocks.is_some();
     // Event 0 opens the command, the next closes the conversion (if any),
     // then one closes each level (per-wave) or the launch (fused).
     let first_level_event = usize::from(converting);
@@ -145,16 +147,10 @@ pub(crate) fn run_command(
         }
     };
     // A conversion moves the frontier into the same buffer index of the
-    // other form, where level 0 reads it, with a lane per item it walks
-    // (the kernels stride over any the grid does not cover).
-    let n = u64::from(graph.layout.vertex_count);
-    let items = match (batch.is_some(), form) {
-        (true, _) => n,
-        (false, FrontierForm::Bitmap) => u64::from(position.frontier_len),
-        (false, FrontierForm::Queue) => n.div_ceil(32),
-    };
+    // other form, where level 0 reads it, on its own grid (the kernels
+    // stride over any item the grid does not cover).
     let conversion = Launch {
-        blocks: command.launch.workgroups_for_items(items),
+        blocks: conversion_blocks.unwrap_or(1),
         width: grids.width,
         shared_bytes: 0,
     };

@@ -1,5 +1,5 @@
 //! Where the two dispatch-argument buffers and the two level-word buffers
-//! of a chain live: carved from the end of the layout's work array (its
+//! of a chain, and the frontier conversion's dispatch arguments, live: carved from the end of the layout's work array (its
 //! slack of 1024 words holds them), each at an offset a storage binding may
 //! start at, so that every byte the device holds is the layout's. The
 //! kernels' own bound on the work array (n + n / SCAN_CAP + 1 words for a
@@ -16,7 +16,13 @@ pub(crate) struct Carve {
     pub args: [u64; 2],
     /// Offsets of level words 0 and 1 ([`LEVEL_WORDS_BYTES`] each).
     pub level_words: [u64; 2],
+    /// Offset of the frontier conversion's dispatch arguments
+    /// ([`CONVERSION_ARGS_BYTES`]).
+    pub conversion_args: u64,
 }
+
+/// Bytes of the conversion's dispatch arguments (x, y, z, pad).
+pub(crate) const CONVERSION_ARGS_BYTES: u64 = 16;
 
 impl Carve {
     /// The carve of a work buffer of `bytes` on a device whose storage
@@ -28,10 +34,12 @@ impl Carve {
         let level_0 = below(level_1, LEVEL_WORDS_BYTES);
         let args_1 = below(level_0, ARGS_BYTES);
         let args_0 = below(args_1, ARGS_BYTES);
+        let conversion_args = below(args_0, CONVERSION_ARGS_BYTES);
         Self {
-            work_bytes: args_0,
+            work_bytes: conversion_args,
             args: [args_0, args_1],
             level_words: [level_0, level_1],
+            conversion_args,
         }
     }
 }
@@ -51,6 +59,7 @@ mod tests {
                     (carve.args[1], ARGS_BYTES),
                     (carve.level_words[0], LEVEL_WORDS_BYTES),
                     (carve.level_words[1], LEVEL_WORDS_BYTES),
+                    (carve.conversion_args, CONVERSION_ARGS_BYTES),
                 ];
                 pieces.sort_unstable();
                 assert_eq!(pieces[0].0, carve.work_bytes);
@@ -60,11 +69,11 @@ mod tests {
                         "{alignment} {bytes}: {pieces:?}"
                     );
                 }
-                let (last, size) = pieces[3];
+                let (last, size) = pieces[4];
                 assert!(last + size <= bytes);
                 assert!(pieces.iter().all(|(at, _)| at % alignment.max(16) == 0));
-                // Four pieces of at most one alignment each and their bytes.
-                assert!(carve.work_bytes + 4 * alignment.max(16) + 96 >= bytes);
+                // Five pieces of at most one alignment each and their bytes.
+                assert!(carve.work_bytes + 5 * alignment.max(16) + 112 >= bytes);
                 assert!(bytes - carve.work_bytes <= 3072, "the slack holds it");
             }
         }

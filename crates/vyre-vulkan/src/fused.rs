@@ -52,24 +52,24 @@ pub(crate) fn run(cx: WaveContext<'_>, command: &CheckedCommand) -> Result<Outco
         &mut resident.staging,
         &control,
         command.launch.dispatch_grid,
+        command
+            .conversion_workgroups(resident.layout.vertex_count, false)
+            .unwrap_or(1),
     )?;
     let (recorded, fresh) = {
         let resident = &*resident;
         let (recorded, fresh) = recording(records, recordings, &shape, || {
             let d = shape.first_set as usize;
             let args = (resident.work.buffer, resident.carve.args[d]);
+            let conversion_args = (resident.work.buffer, resident.carve.conversion_args);
             let set = resident.sets[d];
-            // The conversion runs on the launch's grid and width too.
+            // The conversion runs at the command's width on its own grid.
             let steps = shape
                 .conversion
+                .map(|kernel| (kernel, shape.width, conversion_args))
                 .into_iter()
-                .chain([Kernel::Fused])
-                .map(|kernel| {
-                    let width = if kernel == Kernel::Fused {
-                        FUSED_WIDTH
-                    } else {
-                        shape.width
-                    };
+                .chain([(Kernel::Fused, FUSED_WIDTH, args)])
+                .map(|(kernel, width, args)| {
                     Ok(Step {
                         pipeline: kernels.pipeline(kernel, width)?,
                         set,

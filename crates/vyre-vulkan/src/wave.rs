@@ -24,7 +24,7 @@ use crate::barrier::{
 use crate::batch::BatchState;
 use crate::gpu::Gpu;
 use crate::host_words::{
-    CONTROL_BYTES, GRID_AT, GRID_BYTES, STATUS_BYTES, status_at, write_command,
+    CONTROL_BYTES, CONVERSION_GRID_AT, GRID_AT, GRID_BYTES, STATUS_BYTES, status_at, write_command,
 };
 use crate::kernels::Kernels;
 use crate::record::{ChainShape, CommandCache, Recorded, Step, record_chain};
@@ -121,11 +121,17 @@ pub(crate) fn record_command(
             let staging = resident.staging.buffer;
             let control = [vk::BufferCopy::default().size(CONTROL_BYTES)];
             device.cmd_copy_buffer(command, staging, resident.control.buffer, &control);
-            let grid = [vk::BufferCopy::default()
-                .src_offset(GRID_AT)
-                .dst_offset(carve.args[d])
-                .size(GRID_BYTES)];
-            device.cmd_copy_buffer(command, staging, work, &grid);
+            let grids = [
+                vk::BufferCopy::default()
+                    .src_offset(GRID_AT)
+                    .dst_offset(carve.args[d])
+                    .size(GRID_BYTES),
+                vk::BufferCopy::default()
+                    .src_offset(CONVERSION_GRID_AT)
+                    .dst_offset(carve.conversion_args)
+                    .size(GRID_BYTES),
+            ];
+            device.cmd_copy_buffer(command, staging, work, &grids);
             // Every other entry starts at one workgroup (chain.wgsl).
             device.cmd_fill_buffer(command, work, carve.args[d] + 16, ARGS_BYTES - 16, 1);
             device.cmd_fill_buffer(command, work, carve.args[1 - d], ARGS_BYTES, 1);
@@ -223,6 +229,9 @@ pub(crate) fn run(
         &mut cx.resident.staging,
         &control,
         command.launch.dispatch_grid,
+        command
+            .conversion_workgroups(cx.resident.layout.vertex_count, batch.is_some())
+            .unwrap_or(1),
     )?;
     let resident = &*cx.resident;
     let kernels = cx.kernels;
@@ -288,7 +297,8 @@ pub(crate) fn run(
 
 /// The dispatches of every level of `shape`: level `k` reads frontier set
 /// `first_set ^ (k & 1)` and is dispatched from that set's arguments
-/// (level 0 from the grid the host wrote there).
+/// (level 0 from the grid the host wrote there); the conversion before it
+/// from its own grid (`Carve::conversion_args`).
 fn chain_levels(
     kernels: &mut Kernels,
     resident: &Resident,
@@ -302,18 +312,20 @@ fn chain_levels(
             resident.work.buffer,
             resident.carve.args[set] + args_offset(k),
         );
-        let kernels_of_level: Vec<Kernel> = if k == 0 {
+        let conversion_args = (resident.work.buffer, resident.carve.conversion_args);
+        let kernels_of_level: Vec<(Kernel, _)> = if k == 0 {
             shape
                 .conversion
+                .map(|kernel| (kernel, conversion_args))
                 .into_iter()
-                .chain(shape.first.iter().copied())
+                .chain(shape.first.iter().map(|&kernel| (kernel, args)))
                 .collect()
         } else {
-            shape.later.clone()
+            shape.later.iter().map(|&kernel| (kernel, args)).collect()
         };
         let steps = kernels_of_level
             .into_iter()
-            .map(|kernel| {
+            .map(|(kernel, args)| {
                 Ok(Step {
                     pipeline: kernels.pipeline(kernel, shape.width)?,
                     set: sets[set],

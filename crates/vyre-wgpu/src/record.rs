@@ -32,6 +32,15 @@ pub(crate) struct Dispatch {
     pub pipeline: wgpu::ComputePipeline,
 }
 
+/// The frontier conversion a command starts with, on its own grid: a lane
+/// per item it walks (`WaveCommand::conversion_workgroups`), not the first
+/// level's grid, which a small frontier's level would leave striding over
+/// the whole bitmap with a few workgroups.
+pub(crate) struct Conversion {
+    pub dispatch: Dispatch,
+    pub workgroups: u32,
+}
+
 /// Everything one command records.
 pub(crate) struct CommandRecipe<'a> {
     pub graph: &'a DeviceGraph,
@@ -40,8 +49,8 @@ pub(crate) struct CommandRecipe<'a> {
     pub position: SearchPosition,
     /// Levels recorded.
     pub levels: u32,
-    /// Frontier conversion before the first level, on its grid.
-    pub conversion: Option<Dispatch>,
+    /// Frontier conversion before the first level.
+    pub conversion: Option<Conversion>,
     /// Dispatches of the first level and of every later one.
     pub first_steps: Vec<Dispatch>,
     pub later_steps: Vec<Dispatch>,
@@ -150,7 +159,7 @@ pub(crate) fn record(
         if recipe
             .conversion
             .as_ref()
-            .is_some_and(|c| c.kernel == Kernel::QueueToBitmap)
+            .is_some_and(|c| c.dispatch.kernel == Kernel::QueueToBitmap)
         {
             encoder.clear_buffer(&graph.bitmaps[first_set as usize], 0, None);
         }
@@ -175,9 +184,10 @@ pub(crate) fn record(
     };
     let [x, y, z] = recipe.launch_grid;
     if let Some(conversion) = recipe.conversion.as_ref().filter(|_| opens) {
-        state.bind(recipe, first_set, conversion.kernel);
-        state.pipeline(conversion.kernel, &conversion.pipeline);
-        state.pass.dispatch_workgroups(x, y, z);
+        let step = &conversion.dispatch;
+        state.bind(recipe, first_set, step.kernel);
+        state.pipeline(step.kernel, &step.pipeline);
+        state.pass.dispatch_workgroups(conversion.workgroups, 1, 1);
         state.dispatches += 1;
     }
     for k in range {

@@ -21,7 +21,7 @@ use crate::batch::BatchBuffers;
 use crate::device_graph::DeviceGraph;
 use crate::kernels::{Kernel, Kernels};
 use crate::readback::{read_staging, read_words_at, words_of};
-use crate::record::{CommandRecipe, Dispatch, record, segments};
+use crate::record::{CommandRecipe, Conversion, Dispatch, record, segments};
 use crate::timing::CommandTiming;
 
 /// Everything `run` needs from the backend.
@@ -81,7 +81,13 @@ pub(crate) fn run(
             _ => kernels.pipeline(device, kernel, width),
         },
     };
-    let conversion = plan.conversion.map(&mut dispatch);
+    let conversion_workgroups = command
+        .conversion_workgroups(graph.layout.vertex_count, batch.is_some())
+        .unwrap_or(1);
+    let conversion = plan.conversion.map(|kernel| Conversion {
+        dispatch: dispatch(kernel),
+        workgroups: conversion_workgroups,
+    });
     let first_steps = plan.first.into_iter().map(&mut dispatch).collect();
     let later_steps = plan.later.into_iter().map(&mut dispatch).collect();
     let words = plan.words;

@@ -217,6 +217,29 @@ pub struct WaveCommand {
     pub band_max_frontier_edges: u64,
 }
 
+impl WaveCommand {
+    /// Workgroups of the frontier conversion this command starts with, or
+    /// `None` when its frontier is already in its topology's form. The
+    /// conversion gets a lane per item it walks
+    /// ([`LaunchShape::workgroups_for_items`]): a queue's vertices into a
+    /// bitmap, a bitmap's words into a queue, and every vertex of a batch
+    /// pass (`batch`) of a graph of `vertex_count` vertices.
+    #[must_use]
+    pub fn conversion_workgroups(&self, vertex_count: u32, batch: bool) -> Option<u32> {
+        let form = frontier_form_of(self.topology);
+        if self.position.form == form {
+            return None;
+        }
+        let n = u64::from(vertex_count);
+        let items = match (batch, form) {
+            (true, _) => n,
+            (false, FrontierForm::Bitmap) => u64::from(self.position.frontier_len),
+            (false, FrontierForm::Queue) => n.div_ceil(32),
+        };
+        Some(self.launch.workgroups_for_items(items))
+    }
+}
+
 /// What one level measured.
 #[derive(Clone, Copy, Debug, Default, Eq, PartialEq)]
 pub struct LevelRecord {
@@ -287,6 +310,40 @@ mod tests {
         assert_eq!(launch.workgroups_for_items(1 << 19), 660);
         assert_eq!(launch.workgroups_for_items(1000), 4);
         assert_eq!(launch.workgroups_for_items(0), 1);
+    }
+
+    #[test]
+    fn a_conversion_gets_a_lane_per_item_it_walks_not_the_levels_grid() {
+        let command = |topology, form, frontier_len| WaveCommand {
+            topology,
+            position: SearchPosition {
+                level: 3,
+                frontier_len,
+                frontier_edges: 10,
+                form,
+                buffer: 1,
+            },
+            max_levels: 1,
+            // A sparse level of a few edges: two workgroups.
+            launch: launch(2, EDGES_PER_LANE, 4096),
+            band_max_frontier_edges: u64::MAX,
+        };
+        let n = 1 << 24;
+        // Already in the topology's form: nothing to convert.
+        let sparse = command(T::SparseFrontier, FrontierForm::Queue, 5000);
+        assert_eq!(sparse.conversion_workgroups(n, false), None);
+        let dense = command(T::DenseFrontier, FrontierForm::Bitmap, 5000);
+        assert_eq!(dense.conversion_workgroups(n, false), None);
+        // A bitmap into a queue walks its 524,288 words, whatever the frontier.
+        let from_bitmap = command(T::SparseFrontier, FrontierForm::Bitmap, 5000);
+        assert_eq!(from_bitmap.conversion_workgroups(n, false), Some(2048));
+        // A queue into a bitmap walks the frontier's vertices.
+        let to_bitmap = command(T::BlockDenseFrontier, FrontierForm::Queue, 5000);
+        assert_eq!(to_bitmap.conversion_workgroups(n, false), Some(20));
+        // A batch pass walks every vertex, within the cap.
+        assert_eq!(from_bitmap.conversion_workgroups(n, true), Some(4096));
+        let fused = command(T::FusedWave, FrontierForm::Bitmap, 1);
+        assert_eq!(fused.conversion_workgroups(1000, false), Some(1));
     }
 
     #[test]
