@@ -80,6 +80,7 @@ pub(crate) fn run(cx: WaveContext<'_>, command: &CheckedCommand) -> Result<Outco
             let frame = Frame {
                 first_set: shape.first_set,
                 history_levels: shape.levels,
+                converts: shape.conversion.is_some(),
                 clear_bitmap: false,
                 status: true,
                 tallies: None,

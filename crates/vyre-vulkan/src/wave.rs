@@ -84,6 +84,9 @@ pub(crate) struct Frame {
     pub first_set: u32,
     /// Level records cleared before and read back after.
     pub history_levels: u32,
+    /// Whether the command converts its frontier first: the conversion's
+    /// grid is copied to its arguments.
+    pub converts: bool,
     /// Whether the bitmap level 0 reads is cleared first (a queue-to-bitmap
     /// conversion fills it).
     pub clear_bitmap: bool,
@@ -131,7 +134,8 @@ pub(crate) fn record_command(
                     .dst_offset(carve.conversion_args)
                     .size(GRID_BYTES),
             ];
-            device.cmd_copy_buffer(command, staging, work, &grids);
+            let copied = if frame.converts { 2 } else { 1 };
+            device.cmd_copy_buffer(command, staging, work, &grids[..copied]);
             // Every other entry starts at one workgroup (chain.wgsl).
             device.cmd_fill_buffer(command, work, carve.args[d] + 16, ARGS_BYTES - 16, 1);
             device.cmd_fill_buffer(command, work, carve.args[1 - d], ARGS_BYTES, 1);
@@ -241,6 +245,7 @@ pub(crate) fn run(
         let frame = Frame {
             first_set: shape.first_set,
             history_levels: shape.levels,
+            converts: shape.conversion.is_some(),
             clear_bitmap: shape.conversion == Some(Kernel::QueueToBitmap),
             status: false,
             tallies: batch.map(|b| b.tallies.buffer),
