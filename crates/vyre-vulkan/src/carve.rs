@@ -1,9 +1,10 @@
-//! Where the two dispatch-argument buffers and the two level-word buffers
-//! of a chain, and the frontier conversion's dispatch arguments, live: carved from the end of the layout's work array (its
-//! slack of 1024 words holds them), each at an offset a storage binding may
-//! start at, so that every byte the device holds is the layout's. The
-//! kernels' own bound on the work array (n + n / SCAN_CAP + 1 words for a
-//! chunked Sparse scan, 2 per piece) stays within what is left.
+//! Where the two dispatch-argument buffers and the two level-word buffers of a
+//! chain, and the frontier conversion's dispatch arguments, live: carved from
+//! the end of the layout's work array (its slack of 1024 words holds them),
+//! each at an offset a storage binding may start at, so that every byte the
+//! device holds is the layout's. The kernels' own bound on the work array (n +
+//! n / SCAN_CAP + 1 words for a chunked Sparse scan, 2 per piece) stays within
+//! what is left.
 
 use vyre_wgsl_abi::control::{ARGS_BYTES, LEVEL_WORDS_BYTES};
 

@@ -1,9 +1,9 @@
-//! What the host and a recorded command exchange through the staging
-//! buffer, so that a recording serves every command of its shape: before
-//! the submission the host writes the control words, the first level's
-//! grid and the frontier conversion's grid at the start of staging, and the recording's prologue copies them
-//! to the device; its epilogue copies the level records (and a fused
-//! launch's status words) back to the start of staging. The last word is
+//! What the host and a recorded command exchange through the staging buffer, so
+//! that a recording serves every command of its shape: before the submission
+//! the host writes the control words, the first level's grid and the frontier
+//! conversion's grid at the start of staging, and the recording's prologue
+//! copies them to the device; its epilogue copies the level records (and a
+//! fused launch's status words) back to the start of staging. The last word is
 //! the abort word a fused launch polls.
 
 use vyre_driver::backend::BackendError;
