@@ -1,7 +1,8 @@
 //! The kernels one level of each topology records, and the frontier
-//! conversion a command starts with. Every one of them runs on the level's
+//! conversion a command starts with. A level's kernels run on the level's
 //! grid: the command's launch grid on its first level, the grid the
 //! engine's rule gives on later ones (applied on the device, `chain.wgsl`).
+//! The conversion runs on its own (`WaveCommand::conversion_workgroups`).
 
 use vyre_driver::backend::{
     BackendError, FrontierForm, LevelSizing, WORK_PIECE_EDGES, WaveCommand, frontier_form_of,
@@ -148,7 +149,8 @@ pub fn level_steps(facts: LevelFacts) -> Vec<Kernel> {
 /// every later one, and the command words they read.
 #[derive(Clone, Debug, Eq, PartialEq)]
 pub struct CommandPlan {
-    /// Conversion before the first level, on its grid.
+    /// Conversion before the first level, on its own grid
+    /// (`WaveCommand::conversion_workgroups`).
     pub conversion: Option<Kernel>,
     /// Dispatches of the first level.
     pub first: Vec<Kernel>,

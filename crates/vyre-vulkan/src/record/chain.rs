@@ -1,6 +1,7 @@
 //! Recording a chain of levels into one reusable command buffer. Every
 //! dispatch reads its workgroup counts from the device (indirect dispatch):
-//! the first level's from where the host wrote the command's launch grid,
+//! the first level's from where the host wrote the command's launch grid
+//! (and a frontier conversion's from where it wrote the conversion's),
 //! later levels' from what the level before grew by the engine's rule, so a
 //! recording serves every command of its shape.
 
