@@ -52,3 +52,22 @@ pub(crate) fn grid(kernel: Kernel, rank: &RankState, shape: &LaunchShape) -> Opt
         shared_bytes,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use vyre_driver::backend::WORK_PIECE_EDGES;
+
+    use super::LIGHT_DEGREE;
+    use crate::source::kernel_source;
+
+    #[test]
+    fn the_host_skips_pieces_by_the_kernels_own_thresholds() {
+        let source = kernel_source();
+        for define in [
+            format!("#define VYRE_LIGHT_DEGREE {LIGHT_DEGREE}u"),
+            format!("#define VYRE_PIECE_EDGES {WORK_PIECE_EDGES}u"),
+        ] {
+            assert!(source.contains(&define), "{define} is not in the kernels");
+        }
+    }
+}

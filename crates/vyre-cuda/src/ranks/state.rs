@@ -9,7 +9,7 @@ use cudarc::driver::{
     CudaSlice, CudaStream, DevicePtr, DeviceRepr, PinnedHostSlice, ValidAsZeroBits,
 };
 use vyre_driver::backend::{BackendError, BackendErrorKind};
-use vyre_driver::collective::outbox_room;
+use vyre_driver::collective::{outbox_room, piece_list_words};
 use vyre_graph::partition::{Partition, RankRows};
 
 use crate::args::RankArgs;
@@ -23,9 +23,6 @@ pub(crate) const RANK_COUNTS: usize = 5;
 /// Index of the frontier length in [`RankState::counts`]; every word before
 /// it starts each level at zero.
 const FRONTIER: usize = RANK_COUNTS - 1;
-
-/// Most edges of one piece (`VYRE_PIECE_EDGES`).
-const PIECE_EDGES: u64 = 1024;
 
 /// The level's counts the ranks all-reduce.
 pub(crate) const LEVEL_COUNTS: usize = 3;
@@ -140,13 +137,6 @@ pub(crate) fn outbox_starts(room: &[u64]) -> Vec<u64> {
     starts
 }
 
-/// Words of the piece list: a frontier of owned vertices whose `out_edges`
-/// edges make at most one piece per vertex and one per full
-/// `PIECE_EDGES`.
-fn work_words(owned: u64, out_edges: u64) -> u64 {
-    2 * (owned + out_edges / PIECE_EDGES)
-}
-
 /// Bytes [`RankState::upload`] allocates for `rows` (before any inbox
 /// growth), to check against the rank's budget first.
 pub(crate) fn planned_bytes(rows: &RankRows, partition: &Partition, rank: u32) -> u64 {
@@ -163,7 +153,7 @@ pub(crate) fn planned_bytes(rows: &RankRows, partition: &Partition, rank: u32) -
             + ranks * (ranks + 2)
             + 1
             + blocks
-            + work_words(owned, out_edges))
+            + piece_list_words(owned, out_edges))
         + 8 * (RANK_COUNTS + LEVEL_COUNTS) as u64
         + 8 * (ranks + 1)
 }
@@ -208,8 +198,8 @@ impl RankState {
             })
             .collect();
         let block = partition.max_words();
-        let work =
-            usize::try_from(work_words(owned as u64, targets.len() as u64)).unwrap_or(usize::MAX);
+        let work = usize::try_from(piece_list_words(owned as u64, targets.len() as u64))
+            .unwrap_or(usize::MAX);
         Ok(Self {
             device,
             range,

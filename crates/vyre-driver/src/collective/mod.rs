@@ -17,7 +17,7 @@ mod threads;
 
 pub use check::exercise;
 pub use exchange::ExchangeKind;
-pub use plan::{RankBytes, RankPlan, outbox_room, rank_memory_error};
+pub use plan::{RankBytes, RankPlan, outbox_room, piece_list_words, rank_memory_error};
 pub use reduced::{batches_refused, reduced_level};
 pub use threads::ThreadGroup;
 

@@ -125,6 +125,15 @@ pub fn outbox_room(partition: &Partition, rank: u32, out_edges: u64) -> Vec<u64>
         .collect()
 }
 
+/// Words of a rank's piece list: a frontier of `owned` vertices with
+/// `out_edges` out-edges cut into pieces of at most [`WORK_PIECE_EDGES`]
+/// edges, two words per piece (at most one per vertex and one per full
+/// piece).
+#[must_use]
+pub fn piece_list_words(owned: u64, out_edges: u64) -> u64 {
+    2 * (owned + out_edges / WORK_PIECE_EDGES)
+}
+
 fn rank_bytes(graph: &Graph, partition: &Partition, rank: u32) -> RankBytes {
     let range = partition.range(rank);
     let owned = u64::from(range.end - range.start);
@@ -145,7 +154,7 @@ fn rank_bytes(graph: &Graph, partition: &Partition, rank: u32) -> RankBytes {
         rows: 8 * (owned + 1) + 4 * out_edges + in_rows,
         state: 8 * owned + owned.div_ceil(32) * 4 + 8 * owned + bitmap,
         exchange: 4 * partition.max_words() as u64 * ranks + bitmap + 8 * sent + 8 * others * owned,
-        scratch: 8 * (owned + out_edges / WORK_PIECE_EDGES) + 8 * (ranks + 1) * (ranks + 8),
+        scratch: 4 * piece_list_words(owned, out_edges) + 8 * (ranks + 1) * (ranks + 8),
     }
 }
 
