@@ -57,12 +57,26 @@ impl HostRecords {
         self.words.device_ptr()
     }
 
-    /// Mark records `0..count` unwritten (epoch 0, which no command has).
-    /// Call only while no kernel runs.
-    pub(crate) fn clear(&self, count: u32) {
-        for index in 0..count.min(self.levels) {
+    /// Mark every record unwritten (epoch 0, which no command has). Records
+    /// of earlier commands carry other epochs, so this is needed only when
+    /// the numbering starts again ([`Self::prepare`]). Call only while no
+    /// kernel runs.
+    pub(crate) fn clear(&self) {
+        for index in 0..self.levels {
             let epoch = word_of(index, offset_of!(DeviceRecord, epoch));
             self.words.word(epoch).store(0, Ordering::Relaxed);
+        }
+    }
+
+    /// Make the records ready for the command numbered `epoch`: a record
+    /// counts as written only once it carries its command's epoch, and
+    /// epochs only repeat once the numbering wraps, so the records are
+    /// cleared then (epoch 1) and not before every command (a fused
+    /// command may run a thousand levels: that many stores to host memory
+    /// the device wrote cost microseconds). Call only while no kernel runs.
+    pub(crate) fn prepare(&self, epoch: u32) {
+        if epoch <= 1 {
+            self.clear();
         }
     }
 

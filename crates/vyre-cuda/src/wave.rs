@@ -27,7 +27,7 @@ use crate::error::during;
 use crate::kernels::{
     Kernels, Launch, block_dense_shared_bytes, hybrid_shared_bytes, launch, sparse_shared_bytes,
 };
-use crate::pacing::Pacer;
+use crate::pacing::{Pacer, RUN_AHEAD};
 use crate::records::{HostRecords, inconsistent, stops};
 use crate::timing::{EventPool, MAX_EVENTS};
 use crate::wait::stream_idle;
@@ -124,7 +124,7 @@ pub(crate) fn run_command(
         first_level_event + 2
     };
     events.reserve(&device.ctx, most_events)?;
-    graph.records.clear(levels);
+    graph.records.prepare(epoch);
     if let Some(pass) = batch.as_deref_mut() {
         pass.before(&stream, command)?;
     }
@@ -298,7 +298,12 @@ pub(crate) fn run_command(
 
 /// The records of the levels that ran: those of `0..launched` that carry
 /// this command's epoch, which must be a leading run (a level runs only
-/// after the one before it recorded).
+/// after the one before it recorded). Strays are looked for among the
+/// [`RUN_AHEAD`] records after the run, where a chain's levels may have
+/// been enqueued past the last one the host saw (so a chain is checked
+/// whole); a fused launch copies its records in one run as it exits, and
+/// reading its thousand unused records from host memory the device wrote
+/// would cost microseconds.
 fn collect_records(
     records: &HostRecords,
     epoch: u32,
@@ -311,7 +316,9 @@ fn collect_records(
         levels.push(record);
     }
     let recorded = levels.len() as u32;
-    if let Some(stray) = (recorded + 1..launched).find(|&i| records.read(i, epoch).is_some()) {
+    if let Some(stray) =
+        stray_window(recorded, launched).find(|&i| records.read(i, epoch).is_some())
+    {
         return Err(inconsistent(format!(
             "level record {stray} of this command was written but record {recorded} was not"
         )));
@@ -322,6 +329,13 @@ fn collect_records(
         )));
     }
     Ok(levels)
+}
+
+/// The records after a run of `recorded` where a stray may lie, of
+/// `launched` levels enqueued (see [`collect_records`]).
+fn stray_window(recorded: u32, launched: u32) -> std::ops::Range<u32> {
+    let end = launched.min(recorded.saturating_add(1 + RUN_AHEAD));
+    recorded.saturating_add(1).min(end)..end
 }
 
 #[cfg(test)]
@@ -376,6 +390,22 @@ mod tests {
             band_max_frontier_edges: u64::MAX,
         }
         .check(&caps, &layout)
+    }
+
+    #[test]
+    fn strays_are_looked_for_wherever_a_chain_enqueued_and_a_few_records_past_a_fused_run() {
+        // A chain enqueues at most RUN_AHEAD levels past the records it saw:
+        // every one of them is checked.
+        for recorded in 0..5 {
+            for launched in recorded..=recorded + RUN_AHEAD {
+                let window = stray_window(recorded, launched);
+                assert!((recorded + 1..launched).all(|i| window.contains(&i)));
+                assert!(!window.contains(&recorded) && window.end <= launched);
+            }
+        }
+        // A fused launch of 1024 levels that ran 3: the next RUN_AHEAD records.
+        assert_eq!(stray_window(3, 1024), 4..4 + RUN_AHEAD);
+        assert_eq!(stray_window(u32::MAX, u32::MAX), u32::MAX..u32::MAX);
     }
 
     #[test]
