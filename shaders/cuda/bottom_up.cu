@@ -247,6 +247,7 @@ __device__ void bu_warp_rest(const VyreArgs& a, u64 first_vertex, u32 next_depth
 // only take part in the epilogue).
 extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_dense(const VyreArgs a) {
     if (command_stopped(a)) return;
+    level_started(a);
     const u64 words = bu_live_words(a);
     const u64 batches = (words + VYRE_DENSE_WORDS - 1) / VYRE_DENSE_WORDS;
     const u32 active = active_blocks(batches * 32);
@@ -431,6 +432,7 @@ __device__ __forceinline__ u32 bu_warp_words(u64 words) {
 extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_block_dense(const VyreArgs a) {
     extern __shared__ u64 tile_smem[];
     if (command_stopped(a)) return;
+    level_started(a);
     const u64 words = bu_live_words(a);
     const u32 warp_words = bu_warp_words(words);
     const u32 tile_words = (blockDim.x >> 5) * warp_words;

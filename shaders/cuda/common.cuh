@@ -50,11 +50,13 @@ struct VyreControl {
     u32 piece_count[3]; // pieces in the work array (fused: rotating like next_len)
     u32 reserved0[5];
     u32 bar_count;      // grid barrier: arrivals, top bit the phase (fused.cu)
-    u32 reserved1[31];
+    u32 reserved1[17];
+    u64 level_start_ns; // when the running per-wave level's block 0 started (globaltimer)
+    u32 reserved2[12];
 };
 // The fields add up to exactly 256 bytes, so this assert also rules out
 // padding: next_len is at byte 48, cur_len 60, levels_run 64, stop_epoch 68,
-// cur_edges 80, work_ticket 88, piece_count 96, bar_count 128.
+// cur_edges 80, work_ticket 88, piece_count 96, bar_count 128, level_start_ns 200.
 static_assert(sizeof(VyreControl) == 256, "control block is CONTROL_BYTES");
 
 // One entry of the level history (LEVEL_RECORD_BYTES). Per-wave kernels
@@ -106,6 +108,10 @@ struct VyreArgs {
     u64 lane_mask;           // the lanes in use
     u32 lanes;               // lanes of the pass (1 to 64)
     u32 in_edge_end;         // vertices from here on have no in-edges (bottom-up skips them)
+    // Mapped host memory, two entries per history entry: when each per-wave
+    // level started and ended (globaltimer ns), written by finish_level; null
+    // for commands the host times with events.
+    u64* level_times;
 };
 
 // The argument block of the rank kernels (ranks.cu), mirrored by
@@ -321,6 +327,12 @@ __device__ __forceinline__ void spin_pause_ns(u32 ns) {
 #if __CUDA_ARCH__ >= 700
     __nanosleep(ns);
 #endif
+}
+// The device's nanosecond clock, the same on every SM.
+__device__ __forceinline__ u64 globaltimer_ns() {
+    u64 t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
 }
 // Start bringing the line holding *p into this SM's L1 without waiting.
 __device__ __forceinline__ void prefetch_l1(const void* p) {
@@ -580,6 +592,12 @@ __device__ void expand_pieces(const VyreArgs& a, u32 list, u64 first, u64 last, 
     }
 }
 
+// A per-wave level kernel starts: block 0 notes when, for finish_level's
+// record of the level's device time (blocks start in index order).
+__device__ __forceinline__ void level_started(const VyreArgs& a) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) a.control->level_start_ns = globaltimer_ns();
+}
+
 // Write one level record, the epoch last. With `published` the host reads
 // it while the command still runs (a chain, see wave.rs), so the other
 // fields are made visible to the host before the epoch; otherwise the host
@@ -640,6 +658,13 @@ __device__ void finish_level(const VyreArgs& a, u64 examined, u64 out_edges, u64
     vc->work_done = 0;
     vc->piece_count[0] = 0;
     vc->blocks_done = 0;
+    // Block 0's start is visible: it was stored before that block's fenced
+    // count, which this block saw.
+    if (a.level_times != nullptr) {
+        volatile u64* times = a.level_times + 2 * (u64)a.history_index;
+        times[0] = vc->level_start_ns;
+        times[1] = globaltimer_ns();
+    }
     // Last: once the host sees the record it may enqueue nothing more, and
     // the next level of the chain must see the stop flag (kernel order).
     write_record(&a.history[a.history_index], a.level, frontier_in, next_len, next_edges,

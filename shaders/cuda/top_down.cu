@@ -12,6 +12,7 @@
 // out-edges. Slots: 32 per frontier vertex.
 extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_warp_sparse(const VyreArgs a) {
     if (command_stopped(a)) return;
+    level_started(a);
     const u32 len = load_volatile(&a.control->cur_len);
     const u32 active = active_blocks((u64)len * 32);
     const u32 next_depth = a.level + 1;
@@ -199,6 +200,7 @@ __device__ void expand_scanned(const VyreArgs& a, u32 len, SparseScan s, u32 par
 extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_sparse(const VyreArgs a) {
     extern __shared__ u64 sparse_smem[];
     if (command_stopped(a)) return;
+    level_started(a);
     VyreControl* c = a.control;
     const u32 len = load_volatile(&c->cur_len);
     const u64 edges = load_volatile(&c->cur_edges);
@@ -269,6 +271,7 @@ __device__ void expand_light(const VyreArgs& a, u32 u, u64 start, u64 degree, u3
 extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_hybrid(const VyreArgs a) {
     extern __shared__ u64 hybrid_smem[];
     if (command_stopped(a)) return;
+    level_started(a);
     VyreControl* c = a.control;
     const u32 len = load_volatile(&c->cur_len);
     const u64 edges = load_volatile(&c->cur_edges);

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -167,6 +168,11 @@ inline void fence_acquire() { __atomic_thread_fence(__ATOMIC_ACQUIRE); }
 inline u32 add_acq_rel(u32* p, u32 v) { return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL); }
 inline void spin_pause_ns(u32) { sched_yield(); }
 inline void prefetch_l1(const void*) {}
+inline u64 globaltimer_ns() {
+    return (u64)std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
 inline u32 load_system(const u32* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 
 inline u32 atomicAdd(u32* p, u32 v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }

@@ -211,6 +211,7 @@ struct Backend {
     EmuDevice dev;
     const Graph* g = nullptr;
     u64 *out_off, *in_off;
+    u64* level_times;  // per-wave levels' start and end (records.rs's times)
     u32 *out_tgt, *in_tgt, *depth, *parent, *queue[2], *bitmap[2], *control, *history, *level_log, *work;
     u32* abort_word;  // pinned host memory in the backend; here the shared mapping
     u32 max_out_degree = 0;
@@ -281,6 +282,7 @@ struct Backend {
         control = dev.alloc<u32>(64);
         history = dev.alloc<u32>(HISTORY_LEVELS * 8);
         level_log = dev.alloc<u32>(HISTORY_LEVELS * 8);
+        level_times = dev.alloc<u64>(HISTORY_LEVELS * 2);
         max_out_degree = 0;
         for (u32 v = 0; v < n; ++v) max_out_degree = std::max<u64>(max_out_degree, graph.out.deg(v));
         const auto& in = graph.symmetric ? graph.out : graph.in;
@@ -344,6 +346,9 @@ struct Backend {
             a.max_levels = max_levels;
             if (!emu_launch(vyre_fused, first_blocks, width, a)) return out;
         } else {
+            // A search's per-wave levels time themselves (wave.rs).
+            a.level_times = level_times;
+            for (u32 i = 0; i < 2 * max_levels && i < 2 * HISTORY_LEVELS; ++i) level_times[i] = 0;
             void (*k)(VyreArgs) = t == WarpSparse ? vyre_warp_sparse
                                   : t == Sparse   ? vyre_sparse
                                   : t == Hybrid   ? vyre_hybrid
@@ -376,6 +381,12 @@ struct Backend {
                 return {};
             }
             out.push_back(Record{r[0], r[1], r[2], r[4] | ((u64)r[5] << 32), r[6] | ((u64)r[7] << 32)});
+            if (t != Fused) {
+                const u64 start = level_times[2 * i], end = level_times[2 * i + 1];
+                if (start == 0 || end < start) fail("level %u timed %llu to %llu", i, start, end);
+                if (i > 0 && start < level_times[2 * i - 1])
+                    fail("level %u started at %llu before level %u ended", i, start, i - 1);
+            }
         }
         if (max_levels > 1 && control[15] != out.back().frontier_out) {
             fail("cur_len %u but the last record says %u", control[15], out.back().frontier_out);

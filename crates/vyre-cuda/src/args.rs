@@ -128,6 +128,10 @@ shared_struct! {
         /// write their (empty) next-frontier words. Relabelling by degree
         /// puts a power-law graph's isolated vertices there.
         in_edge_end: u32,
+        /// Mapped host memory where per-wave levels write when they started
+        /// and ended (two `u64` per history entry); 0 where the host times
+        /// the command with events.
+        level_times: u64,
     }
 }
 
@@ -258,7 +262,7 @@ mod tests {
                 + DeviceRecord::LAYOUT.fields.len()
                 + RankArgs::LAYOUT.fields.len()
         );
-        assert!(asserts.contains("static_assert(sizeof(VyreArgs) == 224,"));
+        assert!(asserts.contains("static_assert(sizeof(VyreArgs) == 232,"));
         assert!(asserts.contains("static_assert(sizeof(VyreLevelRecord) == 32,"));
         assert!(asserts.contains("static_assert(sizeof(VyreRankArgs) == 176,"));
     }

@@ -21,6 +21,10 @@ use crate::wait::wait_idle;
 
 const RECORD_WORDS: usize = (LEVEL_RECORD_BYTES / 4) as usize;
 
+/// Words of one level's times after the records: its start and end, `u64`
+/// nanoseconds of the device's clock (`level_times` in `common.cuh`).
+const TIME_WORDS: usize = 4;
+
 /// Word `field` (a byte offset in [`DeviceRecord`]) of record `index`.
 const fn word_of(index: u32, field: usize) -> usize {
     index as usize * RECORD_WORDS + field / 4
@@ -43,7 +47,10 @@ impl HostRecords {
         levels: u32,
         wait_limit: Duration,
     ) -> Result<Self, BackendError> {
-        let words = MappedWords::new(stream.context(), levels as usize * RECORD_WORDS)?;
+        let words = MappedWords::new(
+            stream.context(),
+            levels as usize * (RECORD_WORDS + TIME_WORDS),
+        )?;
         Ok(Self {
             words: ManuallyDrop::new(words),
             levels,
@@ -55,6 +62,20 @@ impl HostRecords {
     /// The address kernels write records through.
     pub(crate) fn device_ptr(&self) -> u64 {
         self.words.device_ptr()
+    }
+
+    /// The address kernels write level times through: after the records.
+    pub(crate) fn times_ptr(&self) -> u64 {
+        self.words.device_ptr() + u64::from(self.levels) * LEVEL_RECORD_BYTES
+    }
+
+    /// When level `index` (below the levels allocated) started and ended on
+    /// the device's clock; read once its record shows (the kernel writes
+    /// the times before the record).
+    pub(crate) fn times(&self, index: u32) -> (u64, u64) {
+        let first = self.levels as usize * RECORD_WORDS + index as usize * TIME_WORDS;
+        let at = |i| self.words.wide(first + i).load(Ordering::Acquire);
+        (at(0), at(2))
     }
 
     /// Mark every record unwritten (epoch 0, which no command has). Records

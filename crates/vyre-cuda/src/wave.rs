@@ -114,21 +114,28 @@ pub(crate) fn run_command(
     let conversion_blocks =
         command.conversion_workgroups(graph.layout.vertex_count, batch.is_some());
     let converting = conversion_blocks.is_some();
-    // Event 0 opens the command, the next closes the conversion (if any),
+    // A search's per-wave levels time themselves on the device's clock
+    // (`level_times`, written by finish_level): every driver call costs the
+    // host microseconds while the device waits for the launch. Otherwise
+    // event 0 opens the command, the next closes the conversion (if any),
     // then one closes each level (per-wave) or the launch (fused).
+    let kernel_timed = !fused && !converting && batch.is_none();
     let first_level_event = usize::from(converting);
-    let per_level_timing = !fused && levels as usize + first_level_event < MAX_EVENTS;
+    let per_level_timing =
+        !kernel_timed && !fused && levels as usize + first_level_event < MAX_EVENTS;
     let most_events = if per_level_timing {
         first_level_event + levels as usize + 1
     } else {
         first_level_event + 2
     };
-    events.reserve(&device.ctx, most_events)?;
     graph.records.prepare(epoch);
     if let Some(pass) = batch.as_deref_mut() {
         pass.before(&stream, command)?;
     }
-    events.record(0, &stream)?;
+    if !kernel_timed {
+        events.reserve(&device.ctx, most_events)?;
+        events.record(0, &stream)?;
+    }
 
     let queues = [0, 1].map(|i| graph.queue_ptr(&stream, i));
     let bitmaps = [0, 1].map(|i| graph.bitmap_ptr(&stream, i));
@@ -140,6 +147,9 @@ pub(crate) fn run_command(
     args.edges_per_lane = command.launch.later.edges_per_lane;
     // Levels of a chain publish their records while the command runs.
     args.max_levels = levels;
+    if kernel_timed {
+        args.level_times = graph.records.times_ptr();
+    }
     let words_of = |args: &mut KernelArgs, k: u32| {
         if let Some(pass) = batch.as_deref() {
             let reads = position.buffer_of_level(k, true);
@@ -251,7 +261,9 @@ pub(crate) fn run_command(
         }
         launched
     };
-    let last_event = if per_level_timing {
+    let last_event = if kernel_timed {
+        0
+    } else if per_level_timing {
         first_level_event + launched as usize
     } else {
         events.record(first_level_event + 1, &stream)?;
@@ -262,16 +274,32 @@ pub(crate) fn run_command(
         .wait_until(&stream, deadline, "a wave command")?;
 
     let mut records = collect_records(&graph.records, epoch, launched)?;
-    if per_level_timing {
-        for (i, level) in records.iter_mut().enumerate() {
-            let before = first_level_event + i;
-            level.device_ns = Some(events.elapsed_ns(before, before + 1)?);
+    let device_ns = if kernel_timed {
+        // From the first level's start to the last one's end.
+        let times: Vec<(u64, u64)> = (0..records.len() as u32)
+            .map(|i| graph.records.times(i))
+            .collect();
+        for (level, (start, end)) in records.iter_mut().zip(&times) {
+            level.device_ns = Some(end.saturating_sub(*start));
         }
-    }
-    let device_ns = match records.as_slice() {
-        // The level's events open and close the command: time it once.
-        [only] if per_level_timing && !converting && launched == 1 => only.device_ns.unwrap_or(0),
-        _ => events.elapsed_ns(0, last_event)?,
+        match (times.first(), times.last()) {
+            (Some((start, _)), Some((_, end))) => end.saturating_sub(*start),
+            _ => 0,
+        }
+    } else {
+        if per_level_timing {
+            for (i, level) in records.iter_mut().enumerate() {
+                let before = first_level_event + i;
+                level.device_ns = Some(events.elapsed_ns(before, before + 1)?);
+            }
+        }
+        match records.as_slice() {
+            // The level's events open and close the command: time it once.
+            [only] if per_level_timing && !converting && launched == 1 => {
+                only.device_ns.unwrap_or(0)
+            }
+            _ => events.elapsed_ns(0, last_event)?,
+        }
     };
     let last = records
         .last()
