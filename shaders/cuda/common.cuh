@@ -34,7 +34,8 @@ typedef unsigned long long u64;
 // so that one grid barrier per level suffices (see fused.cu). The barrier
 // word sits on its own 64-byte line so spinning blocks do not slow the
 // counters down. Every kernel leaves the counters (everything but cur_len,
-// cur_edges, levels_run and stop_epoch) zero when it finishes.
+// cur_edges, levels_run, stop_epoch and level_start_ns) zero when it
+// finishes.
 struct VyreControl {
     u64 out_edges[3];   // sum of out-degrees of the vertices discovered
     u64 examined[3];    // edges looked at
