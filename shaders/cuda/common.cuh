@@ -35,7 +35,8 @@ typedef unsigned long long u64;
 // word sits on its own 64-byte line so spinning blocks do not slow the
 // counters down. Every kernel leaves the counters (everything but cur_len,
 // cur_edges, levels_run, stop_epoch and level_start_ns) zero when it
-// finishes.
+// finishes; conv_start_ns is zero again once the level or fused launch
+// after its conversion finished.
 struct VyreControl {
     u64 out_edges[3];   // sum of out-degrees of the vertices discovered
     u64 examined[3];    // edges looked at
@@ -53,11 +54,13 @@ struct VyreControl {
     u32 bar_count;      // grid barrier: arrivals, top bit the phase (fused.cu)
     u32 reserved1[17];
     u64 level_start_ns; // when the running per-wave level's block 0 started (globaltimer)
-    u32 reserved2[12];
+    u64 conv_start_ns;  // when a self-timed command's conversion started; 0 when none ran
+    u32 reserved2[10];
 };
 // The fields add up to exactly 256 bytes, so this assert also rules out
 // padding: next_len is at byte 48, cur_len 60, levels_run 64, stop_epoch 68,
-// cur_edges 80, work_ticket 88, piece_count 96, bar_count 128, level_start_ns 200.
+// cur_edges 80, work_ticket 88, piece_count 96, bar_count 128, level_start_ns 200,
+// conv_start_ns 208.
 static_assert(sizeof(VyreControl) == 256, "control block is CONTROL_BYTES");
 
 // One entry of the level history (LEVEL_RECORD_BYTES). Per-wave kernels
@@ -110,8 +113,9 @@ struct VyreArgs {
     u32 lanes;               // lanes of the pass (1 to 64)
     u32 in_edge_end;         // vertices from here on have no in-edges (bottom-up skips them)
     // Mapped host memory, two entries per history entry: when each per-wave
-    // level started and ended (globaltimer ns), written by finish_level; null
-    // for commands the host times with events.
+    // level started and ended (globaltimer ns), written by finish_level, or
+    // for a fused launch when the launch did (entry 0 only); null for
+    // commands the host times with events.
     u64* level_times;
 };
 
@@ -599,6 +603,26 @@ __device__ __forceinline__ void level_started(const VyreArgs& a) {
     if (blockIdx.x == 0 && threadIdx.x == 0) a.control->level_start_ns = globaltimer_ns();
 }
 
+// A fused launch of a search times itself as a whole (entry 0 of
+// level_times, when the host passed it): block 0 notes the start as it
+// enters, the last block to leave (one thread) the end, and a conversion
+// before the launch counts as part of it, as in finish_level.
+__device__ __forceinline__ void fused_started(const VyreArgs& a) {
+    if (a.level_times != nullptr && blockIdx.x == 0 && threadIdx.x == 0)
+        ((volatile u64*)a.level_times)[0] = globaltimer_ns();
+}
+__device__ __forceinline__ void fused_ended(const VyreArgs& a) {
+    if (a.level_times == nullptr) return;
+    volatile VyreControl* vc = a.control;
+    volatile u64* times = a.level_times;
+    // Block 0 stored the start before its ticket to leave, which the last
+    // block's ticket follows.
+    const u64 conversion = vc->conv_start_ns;
+    if (conversion != 0) times[0] = conversion;
+    times[1] = globaltimer_ns();
+    vc->conv_start_ns = 0;
+}
+
 // Write one level record, the epoch last. With `published` the host reads
 // it while the command still runs (a chain, see wave.rs), so the other
 // fields are made visible to the host before the epoch; otherwise the host
@@ -661,10 +685,13 @@ __device__ void finish_level(const VyreArgs& a, u64 examined, u64 out_edges, u64
     vc->blocks_done = 0;
     // Block 0's start is visible: it was stored before that block's fenced
     // count, which this block saw.
+    // A conversion before the first level counts as part of it.
     if (a.level_times != nullptr) {
         volatile u64* times = a.level_times + 2 * (u64)a.history_index;
-        times[0] = vc->level_start_ns;
+        const u64 conversion = a.history_index == 0 ? vc->conv_start_ns : 0;
+        times[0] = conversion != 0 ? conversion : vc->level_start_ns;
         times[1] = globaltimer_ns();
+        vc->conv_start_ns = 0;
     }
     // Last: once the host sees the record it may enqueue nothing more, and
     // the next level of the chain must see the stop flag (kernel order).

@@ -266,6 +266,7 @@ __device__ void fused_exit(const VyreArgs& a, u32 run, u32 next_len, u64 next_ed
             }
             vc->blocks_done = 0;
             vc->bar_count = 0;
+            fused_ended(a);
         }
     }
 }
@@ -461,6 +462,7 @@ __device__ void fused_one_block(const VyreArgs& a);
 // Dynamic shared memory: 20 * blockDim + 8 bytes (the items of a pass).
 extern "C" __global__ void __launch_bounds__(VYRE_FUSED_MAX_BLOCK, 5) vyre_fused(const VyreArgs a) {
     if (a.max_levels == 0) return;
+    fused_started(a);
     if (a.max_out_degree >= VYRE_LIGHT_DEGREE) {
         fused_levels<true>(a);
     } else if (gridDim.x == 1) {

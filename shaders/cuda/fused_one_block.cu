@@ -138,5 +138,6 @@ __device__ void fused_one_block(const VyreArgs& a) {
         c->cur_len = len;
         c->cur_edges = next_edges;
         c->levels_run = run;
+        fused_ended(a);
     }
 }

@@ -11,11 +11,18 @@ __device__ __forceinline__ u64 grid_threads() {
     return (u64)gridDim.x * blockDim.x;
 }
 
-// Every vertex unreached, with no parent.
+// Every vertex unreached, with no parent, and both frontier bitmaps
+// (bitmap_in and bitmap_out) zero: while a search's frontier is a queue,
+// both bitmaps are, so converting it into one needs no clear.
 extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_init_search(const VyreArgs a) {
     for (u64 v = global_thread(); v < a.vertex_count; v += grid_threads()) {
         a.depth[v] = VYRE_UNREACHED;
         a.parent[v] = VYRE_UNREACHED;
+    }
+    const u64 words = ((u64)a.vertex_count + 31) / 32;
+    for (u64 w = global_thread(); w < words; w += grid_threads()) {
+        a.bitmap_in[w] = 0;
+        a.bitmap_out[w] = 0;
     }
 }
 
@@ -35,8 +42,13 @@ extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_seed_sources(c
     if (global_thread() == 0) a.control->cur_len = a.aux;
 }
 
-// Set the bit of every queued vertex in bitmap_out (zeroed by the host).
+// Set the bit of every queued vertex in bitmap_out, which is zero: both
+// bitmaps are while the frontier is a queue (vyre_init_search, and
+// vyre_bitmap_to_queue, which clears them).
 extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_queue_to_bitmap(const VyreArgs a) {
+    // A self-timed command (level_times) starts its first level's time here.
+    if (a.level_times != nullptr && blockIdx.x == 0 && threadIdx.x == 0)
+        a.control->conv_start_ns = globaltimer_ns();
     const u32 len = load_volatile(&a.control->cur_len);
     for (u64 i = global_thread(); i < len; i += grid_threads()) {
         const u32 v = a.queue_in[i];
@@ -62,15 +74,25 @@ __device__ void conversion_done(const VyreArgs& a) {
 }
 
 // Write the vertices whose bit is set in bitmap_in to queue_out (one thread
-// per bitmap word, one atomic per warp). The last block makes the count the
-// current frontier length.
+// per bitmap word, one atomic per warp), clearing bitmap_in as it goes and
+// bitmap_out (the other bitmap, which an earlier bitmap level read) with
+// it: the frontier is a queue again, so both bitmaps are zero. The last
+// block makes the count the current frontier length.
 extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_bitmap_to_queue(const VyreArgs a) {
+    // A self-timed command (level_times) starts its first level's time here.
+    if (a.level_times != nullptr && blockIdx.x == 0 && threadIdx.x == 0)
+        a.control->conv_start_ns = globaltimer_ns();
     const u64 words = ((u64)a.vertex_count + 31) / 32;
     const u32 lane = lane_id();
     // Warp-uniform loop: every lane of a warp runs the same iterations.
     for (u64 base = global_thread() - lane; base < words; base += grid_threads()) {
         const u64 w = base + lane;
-        u32 bits = w < words ? a.bitmap_in[w] : 0u;
+        u32 bits = 0;
+        if (w < words) {
+            bits = a.bitmap_in[w];
+            if (bits != 0) a.bitmap_in[w] = 0;
+            a.bitmap_out[w] = 0;
+        }
         const u32 count = __popc(bits);
         u32 inclusive = count;
         for (u32 o = 1; o < 32; o <<= 1) {

@@ -328,14 +328,20 @@ struct Backend {
         a.max_levels = max_levels;
         a.edges_per_lane = is_edge_balanced(t) ? VYRE_ENGINE_EDGES_PER_LANE : 0;
         const u32 n = g->out.n();
-        // A conversion moves the frontier into the same buffer of the other form.
+        // A search's commands time themselves (wave.rs): per-wave levels the
+        // first from its conversion on, a fused launch as a whole.
+        a.level_times = level_times;
+        for (u32 i = 0; i < 2 * max_levels && i < 2 * HISTORY_LEVELS; ++i) level_times[i] = 0;
+        // A conversion moves the frontier into the same buffer of the other
+        // form.
         if (is_bitmap(t) && !bitmap_form) {
+            // Both bitmaps are zero while the frontier is a queue.
             a.queue_in = queue[buffer];
             a.bitmap_out = bitmap[buffer];
-            std::memset(bitmap[buffer], 0, std::max<u64>((n + 31) / 32, 1) * 4);
             if (!emu_launch(vyre_queue_to_bitmap, setup_blocks(frontier_len), 64, a)) return out;
         } else if (!is_bitmap(t) && bitmap_form) {
             a.bitmap_in = bitmap[buffer];
+            a.bitmap_out = bitmap[buffer ^ 1];
             a.queue_out = queue[buffer];
             if (!emu_launch(vyre_bitmap_to_queue, setup_blocks((n + 31) / 32), 64, a)) return out;
         }
@@ -346,9 +352,6 @@ struct Backend {
             a.max_levels = max_levels;
             if (!emu_launch(vyre_fused, first_blocks, width, a)) return out;
         } else {
-            // A search's per-wave levels time themselves (wave.rs).
-            a.level_times = level_times;
-            for (u32 i = 0; i < 2 * max_levels && i < 2 * HISTORY_LEVELS; ++i) level_times[i] = 0;
             void (*k)(VyreArgs) = t == WarpSparse ? vyre_warp_sparse
                                   : t == Sparse   ? vyre_sparse
                                   : t == Hybrid   ? vyre_hybrid
@@ -381,6 +384,8 @@ struct Backend {
                 return {};
             }
             out.push_back(Record{r[0], r[1], r[2], r[4] | ((u64)r[5] << 32), r[6] | ((u64)r[7] << 32)});
+            if (t == Fused && i == 0 && (level_times[0] == 0 || level_times[1] < level_times[0]))
+                fail("fused launch timed %llu to %llu", level_times[0], level_times[1]);
             if (t != Fused) {
                 const u64 start = level_times[2 * i], end = level_times[2 * i + 1];
                 if (start == 0 || end < start) fail("level %u timed %llu to %llu", i, start, end);
@@ -397,6 +402,8 @@ struct Backend {
         }
         if (control[18] != 0 || control[19] != 0 || control[32] != 0 || control[48] != 0)
             fail("blocks_done/conv_cursor/bar_count not clear after the command");
+        if (control[52] != 0 || control[53] != 0)
+            fail("conv_start_ns not clear after the command");
         for (u32 i = 22; i < 27; ++i) {
             // work_ticket, work_done, piece_count[3]
             if (control[i] != 0) fail("control word %u is %u after the command", i, control[i]);
@@ -411,6 +418,17 @@ struct Backend {
         frontier_edges = out.back().out_edges;
         bitmap_form = is_bitmap(t);
         buffer ^= run & 1;
+        if (!bitmap_form) {
+            // A queue frontier leaves both bitmaps zero (queue_to_bitmap
+            // relies on it).
+            const u64 words = std::max<u64>((n + 31) / 32, 1);
+            for (u32 b = 0; b < 2; ++b)
+                for (u64 w = 0; w < words; ++w)
+                    if (bitmap[b][w] != 0) {
+                        fail("bitmap %u word %llu is %x with a queue frontier", b, w, bitmap[b][w]);
+                        return {};
+                    }
+        }
         return out;
     }
 };

@@ -23,7 +23,6 @@ use crate::args::KernelArgs;
 use crate::batch::DeviceBatch;
 use crate::buffers::DeviceGraph;
 use crate::device::Device;
-use crate::error::during;
 use crate::kernels::{
     Kernels, Launch, block_dense_shared_bytes, hybrid_shared_bytes, launch, sparse_shared_bytes,
 };
@@ -114,12 +113,15 @@ pub(crate) fn run_command(
     let conversion_blocks =
         command.conversion_workgroups(graph.layout.vertex_count, batch.is_some());
     let converting = conversion_blocks.is_some();
-    // A search's per-wave levels time themselves on the device's clock
-    // (`level_times`, written by finish_level): every driver call costs the
-    // host microseconds while the device waits for the launch. Otherwise
-    // event 0 opens the command, the next closes the conversion (if any),
-    // then one closes each level (per-wave) or the launch (fused).
-    let kernel_timed = !fused && !converting && batch.is_none();
+    // A search's commands time themselves on the device's clock
+    // (`level_times`: each per-wave level, its first from the conversion
+    // before it on, or a fused launch as a whole): every driver call costs
+    // the host microseconds while the device waits for the launch, and an
+    // event recorded after a while without one costs several more. A batch
+    // pass's commands use events: event 0 opens the command, the next closes
+    // the conversion (if any), then one closes each level (per-wave) or the
+    // launch (fused).
+    let kernel_timed = batch.is_none();
     let first_level_event = usize::from(converting);
     let per_level_timing =
         !kernel_timed && !fused && levels as usize + first_level_event < MAX_EVENTS;
@@ -176,12 +178,12 @@ pub(crate) fn run_command(
         events.record(1, &stream)?;
     } else if converting {
         match form {
+            // Both bitmaps are zero while the frontier is a queue: set up
+            // so by vyre_init_search, and cleared again by the conversion
+            // back into a queue.
             FrontierForm::Bitmap => {
                 args.queue_in = queue(0, true);
                 args.bitmap_out = bitmap(0, true);
-                stream
-                    .memset_zeros(&mut graph.bitmaps[position.buffer as usize & 1])
-                    .map_err(during("bitmap clear"))?;
                 launch(
                     &stream,
                     &device.kernels.queue_to_bitmap,
@@ -192,6 +194,7 @@ pub(crate) fn run_command(
             }
             FrontierForm::Queue => {
                 args.bitmap_in = bitmap(0, true);
+                args.bitmap_out = bitmap(0, false);
                 args.queue_out = queue(0, true);
                 launch(
                     &stream,
@@ -202,7 +205,9 @@ pub(crate) fn run_command(
                 )?;
             }
         }
-        events.record(1, &stream)?;
+        if !kernel_timed {
+            events.record(1, &stream)?;
+        }
     }
 
     let (kernel, shared_bytes) = level_kernel(
@@ -274,7 +279,10 @@ pub(crate) fn run_command(
         .wait_until(&stream, deadline, "a wave command")?;
 
     let mut records = collect_records(&graph.records, epoch, launched)?;
-    let device_ns = if kernel_timed {
+    let device_ns = if kernel_timed && fused {
+        let (start, end) = graph.records.times(0);
+        end.saturating_sub(start)
+    } else if kernel_timed {
         // From the first level's start to the last one's end.
         let times: Vec<(u64, u64)> = (0..records.len() as u32)
             .map(|i| graph.records.times(i))
