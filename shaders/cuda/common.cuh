@@ -684,8 +684,8 @@ __device__ void finish_level(const VyreArgs& a, u64 examined, u64 out_edges, u64
     vc->piece_count[0] = 0;
     vc->blocks_done = 0;
     // Block 0's start is visible: it was stored before that block's fenced
-    // count, which this block saw.
-    // A conversion before the first level counts as part of it.
+    // count, which this block saw. A conversion before the first level
+    // counts as part of it.
     if (a.level_times != nullptr) {
         volatile u64* times = a.level_times + 2 * (u64)a.history_index;
         const u64 conversion = a.history_index == 0 ? vc->conv_start_ns : 0;

@@ -108,8 +108,8 @@ pub(crate) fn alloc<T: DeviceRepr>(
         ))
     })?;
     // SAFETY: the memory is uninitialised; every buffer is written before it
-    // is read: graph arrays by the copies below, depth and parent by
-    // vyre_init_search, control by a memset, queues and bitmaps by the level
+    // is read: graph arrays by the copies below, depth, parent and both
+    // bitmaps by vyre_init_search, control by a memset, queues by the level
     // or conversion that produces a frontier, the work array and the level
     // log by the launch that uses them (each kernel reads only what it wrote
     // in the same launch).
