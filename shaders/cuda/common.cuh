@@ -603,6 +603,14 @@ __device__ __forceinline__ void level_started(const VyreArgs& a) {
     if (blockIdx.x == 0 && threadIdx.x == 0) a.control->level_start_ns = globaltimer_ns();
 }
 
+// A frontier conversion of a self-timed command (level_times) starts: block
+// 0 notes when, and the time of the level or fused launch after it starts
+// there (finish_level, fused_ended clear the note).
+__device__ __forceinline__ void conversion_started(const VyreArgs& a) {
+    if (a.level_times != nullptr && blockIdx.x == 0 && threadIdx.x == 0)
+        a.control->conv_start_ns = globaltimer_ns();
+}
+
 // A fused launch of a search times itself as a whole (entry 0 of
 // level_times, when the host passed it): block 0 notes the start as it
 // enters, the last block to leave (one thread) the end, and a conversion
@@ -685,10 +693,10 @@ __device__ void finish_level(const VyreArgs& a, u64 examined, u64 out_edges, u64
     vc->blocks_done = 0;
     // Block 0's start is visible: it was stored before that block's fenced
     // count, which this block saw. A conversion before the first level
-    // counts as part of it.
+    // counts as part of it (the first level clears its note).
     if (a.level_times != nullptr) {
         volatile u64* times = a.level_times + 2 * (u64)a.history_index;
-        const u64 conversion = a.history_index == 0 ? vc->conv_start_ns : 0;
+        const u64 conversion = vc->conv_start_ns;
         times[0] = conversion != 0 ? conversion : vc->level_start_ns;
         times[1] = globaltimer_ns();
         vc->conv_start_ns = 0;

@@ -46,9 +46,7 @@ extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_seed_sources(c
 // bitmaps are while the frontier is a queue (vyre_init_search, and
 // vyre_bitmap_to_queue, which clears them).
 extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_queue_to_bitmap(const VyreArgs a) {
-    // A self-timed command (level_times) starts its first level's time here.
-    if (a.level_times != nullptr && blockIdx.x == 0 && threadIdx.x == 0)
-        a.control->conv_start_ns = globaltimer_ns();
+    conversion_started(a);
     const u32 len = load_volatile(&a.control->cur_len);
     for (u64 i = global_thread(); i < len; i += grid_threads()) {
         const u32 v = a.queue_in[i];
@@ -79,9 +77,7 @@ __device__ void conversion_done(const VyreArgs& a) {
 // it: the frontier is a queue again, so both bitmaps are zero. The last
 // block makes the count the current frontier length.
 extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_bitmap_to_queue(const VyreArgs a) {
-    // A self-timed command (level_times) starts its first level's time here.
-    if (a.level_times != nullptr && blockIdx.x == 0 && threadIdx.x == 0)
-        a.control->conv_start_ns = globaltimer_ns();
+    conversion_started(a);
     const u64 words = ((u64)a.vertex_count + 31) / 32;
     const u32 lane = lane_id();
     // Warp-uniform loop: every lane of a warp runs the same iterations.

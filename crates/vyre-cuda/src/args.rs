@@ -128,9 +128,10 @@ shared_struct! {
         /// write their (empty) next-frontier words. Relabelling by degree
         /// puts a power-law graph's isolated vertices there.
         in_edge_end: u32,
-        /// Mapped host memory where per-wave levels write when they started
-        /// and ended (two `u64` per history entry); 0 where the host times
-        /// the command with events.
+        /// Mapped host memory where a search's per-wave levels write when
+        /// they started and ended (two `u64` per history entry), and a fused
+        /// launch when it did (entry 0); 0 where the host times the command
+        /// with events (batch passes).
         level_times: u64,
     }
 }

@@ -284,16 +284,13 @@ pub(crate) fn run_command(
         end.saturating_sub(start)
     } else if kernel_timed {
         // From the first level's start to the last one's end.
-        let times: Vec<(u64, u64)> = (0..records.len() as u32)
-            .map(|i| graph.records.times(i))
-            .collect();
-        for (level, (start, end)) in records.iter_mut().zip(&times) {
-            level.device_ns = Some(end.saturating_sub(*start));
+        let mut span: Option<(u64, u64)> = None;
+        for (i, level) in records.iter_mut().enumerate() {
+            let (start, end) = graph.records.times(i as u32);
+            level.device_ns = Some(end.saturating_sub(start));
+            span = Some((span.map_or(start, |(first, _)| first), end));
         }
-        match (times.first(), times.last()) {
-            (Some((start, _)), Some((_, end))) => end.saturating_sub(*start),
-            _ => 0,
-        }
+        span.map_or(0, |(start, end)| end.saturating_sub(start))
     } else {
         if per_level_timing {
             for (i, level) in records.iter_mut().enumerate() {
