@@ -232,7 +232,7 @@ extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_batch_push_pie
                         next_depth, examined, out_edges);
     }
     lane_counts_flush(a, found, a.history_index);
-    finish_level(a, examined, out_edges, 0);
+    finish_level(a, gridDim.x, examined, out_edges, 0);
 }
 
 // What a pull found for v: its new lanes go to seen, words_out (written
@@ -275,7 +275,7 @@ extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_batch_pull(con
         }
     }
     lane_counts_flush(a, found, a.history_index);
-    finish_level(a, examined, out_edges, discovered);
+    finish_level(a, gridDim.x, examined, out_edges, discovered);
 }
 
 // BlockDenseFrontier of a batch: one warp per vertex, its lanes striding
@@ -313,7 +313,7 @@ extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_batch_warp_pul
         }
     }
     lane_counts_flush(a, found, a.history_index);
-    finish_level(a, examined, out_edges, discovered);
+    finish_level(a, gridDim.x, examined, out_edges, discovered);
 }
 
 // Set-up of a pass: every vertex unseen by every lane, outside both

@@ -276,7 +276,7 @@ extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_dense(const Vy
         }
     }
     bu_clear_tail(a, words);
-    finish_level(a, c.examined, c.out_edges, discovered);
+    finish_level(a, gridDim.x, c.examined, c.out_edges, discovered);
 }
 
 // ---- BlockDenseFrontier ------------------------------------------------------
@@ -482,5 +482,5 @@ extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_block_dense(co
         }
     }
     bu_clear_tail(a, words);
-    finish_level(a, c.examined, c.out_edges, discovered);
+    finish_level(a, gridDim.x, c.examined, c.out_edges, discovered);
 }

@@ -55,12 +55,13 @@ struct VyreControl {
     u32 reserved1[17];
     u64 level_start_ns; // when the running per-wave level's block 0 started (globaltimer)
     u64 conv_start_ns;  // when a self-timed command's conversion started; 0 when none ran
-    u32 reserved2[10];
+    u64 closed_level;   // the last per-wave level closed: epoch << 32 | (history_index + 1)
+    u32 reserved2[8];
 };
 // The fields add up to exactly 256 bytes, so this assert also rules out
 // padding: next_len is at byte 48, cur_len 60, levels_run 64, stop_epoch 68,
 // cur_edges 80, work_ticket 88, piece_count 96, bar_count 128, level_start_ns 200,
-// conv_start_ns 208.
+// conv_start_ns 208, closed_level 216.
 static_assert(sizeof(VyreControl) == 256, "control block is CONTROL_BYTES");
 
 // One entry of the level history (LEVEL_RECORD_BYTES). Per-wave kernels
@@ -647,6 +648,58 @@ __device__ void write_record(VyreLevelRecord* slot, u32 level, u32 frontier_in, 
     r->epoch = epoch;
 }
 
+// A per-wave queue level uses the first `blocks` blocks of its grid (the
+// kernel sizes itself by its frontier, at least 1 block). A chain launches
+// its later levels on the command's whole later grid, since the host does
+// not know their frontiers, and the blocks past `blocks` leave before doing
+// anything: they do not count themselves in at finish_level. A block that
+// starts after the level closed would size it by the next frontier, so
+// finish_level marks the level closed before it makes the next frontier
+// current, and that block sees the mark and leaves too.
+struct VyreFrontier {
+    u32 len;       // vertices of the level's frontier
+    u64 edges;     // their out-edges
+    bool stopped;  // an earlier level stopped the chain (command_stopped)
+    bool closed;   // the level closed before this block started
+};
+
+__device__ __forceinline__ u64 closed_mark(const VyreArgs& a) {
+    return ((u64)a.epoch << 32) | (u64)(a.history_index + 1);
+}
+
+// The level's frontier as this block saw it, the same for all its threads
+// (they leave or stay together): thread 0 reads it for the block. Every
+// thread must call it.
+__device__ VyreFrontier level_frontier(const VyreArgs& a) {
+    __shared__ u64 seen[4];
+    if (threadIdx.x == 0) {
+        volatile VyreControl* vc = a.control;
+        seen[0] = vc->stop_epoch == a.epoch;
+        seen[1] = vc->cur_len;
+        seen[2] = vc->cur_edges;
+        // A new frontier seen above implies the mark stored before it.
+        fence_acquire();
+        seen[3] = vc->closed_level == closed_mark(a);
+    }
+    __syncthreads();
+    VyreFrontier f;
+    f.stopped = seen[0] != 0;
+    f.len = (u32)seen[1];
+    f.edges = seen[2];
+    f.closed = seen[3] != 0;
+    return f;
+}
+
+// The blocks a level that needs `need` takes part with: at least one, which
+// closes the level.
+__device__ __forceinline__ u32 level_blocks(u32 need) { return need == 0 ? 1u : need; }
+
+// Whether this block takes no part in a level of `blocks` (level_blocks)
+// blocks.
+__device__ __forceinline__ bool surplus_block(const VyreFrontier& f, u32 blocks) {
+    return f.closed || blockIdx.x >= blocks;
+}
+
 // Add this block's level counters (block-reduced, one atomic each) without
 // closing the level: for a level that a later kernel closes. Called by all
 // threads; true for the thread that added them (thread 0), after a fence.
@@ -662,23 +715,30 @@ __device__ __forceinline__ bool add_level_counts(const VyreArgs& a, u64 examined
     return true;
 }
 
-// Epilogue of every per-wave level kernel; every block calls it once, with
-// all threads. Counters are block-reduced and added with one atomic each;
-// the last block to finish writes the level record, makes the next frontier
-// current, clears the counters, and stops the chain when the next frontier
-// is empty or has more out-edges than the band. `discovered` is for kernels
-// that do not append to a queue (top-down kernels count through next_len).
-__device__ void finish_level(const VyreArgs& a, u64 examined, u64 out_edges, u64 discovered) {
+// Epilogue of every per-wave level kernel; each of the `blocks` blocks that
+// take part in the level (the whole grid, or see level_blocks) calls it
+// once, with all threads. Counters are block-reduced and added with one
+// atomic each; the last block to finish writes the level record, makes the
+// next frontier current, clears the counters, and stops the chain when the
+// next frontier is empty or has more out-edges than the band. `discovered`
+// is for kernels that do not append to a queue (top-down kernels count
+// through next_len).
+__device__ void finish_level(const VyreArgs& a, u32 blocks, u64 examined, u64 out_edges,
+                             u64 discovered) {
     if (!add_level_counts(a, examined, out_edges, discovered)) return;
     VyreControl* c = a.control;
     const u32 done = atomicAdd(&c->blocks_done, 1u);
-    if (done != gridDim.x - 1) return;
+    if (done != blocks - 1) return;
     __threadfence();
     volatile VyreControl* vc = c;
     const u32 next_len = vc->next_len[0];
     const u64 next_edges = vc->out_edges[0];
     const bool stop = next_len == 0 || next_edges > a.band_max_frontier_edges;
     const u32 frontier_in = vc->cur_len;
+    // Before the frontier changes: a block of this level that starts late
+    // leaves (level_frontier).
+    vc->closed_level = closed_mark(a);
+    __threadfence();
     vc->cur_len = next_len;
     vc->cur_edges = next_edges;
     vc->levels_run = a.history_index + 1;

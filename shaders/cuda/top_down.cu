@@ -11,34 +11,34 @@
 // WarpSparseFrontier: one warp per frontier vertex, lanes stride over its
 // out-edges. Slots: 32 per frontier vertex.
 extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_warp_sparse(const VyreArgs a) {
-    if (command_stopped(a)) return;
+    const VyreFrontier f = level_frontier(a);
+    if (f.stopped) return;
     level_started(a);
-    const u32 len = load_volatile(&a.control->cur_len);
-    const u32 active = active_blocks((u64)len * 32);
+    const u32 len = f.len;
+    const u32 active = level_blocks(active_blocks((u64)len * 32));
+    if (surplus_block(f, active)) return;
     const u32 next_depth = a.level + 1;
     u32* cursor = &a.control->next_len[0];
     u64 examined = 0, out_edges = 0;
-    if (blockIdx.x < active) {
-        const u32 warps = blockDim.x >> 5;
-        const u64 stride = (u64)active * warps;
-        const u32 lane = lane_id();
-        for (u64 i = (u64)blockIdx.x * warps + warp_in_block(); i < len; i += stride) {
-            const u32 u = a.queue_in[i];
-            const u64 end = a.out_offsets[u + 1];
-            for (u64 e = a.out_offsets[u] + lane, top = end + lane; e < top; e += 32) {
-                bool found = false;
-                u32 v = 0;
-                u64 degree = 0;
-                if (e < end) {
-                    v = a.out_targets[e];
-                    ++examined;
-                    found = discover<true>(a, v, u, next_depth, out_edges, degree);
-                }
-                warp_append(a.queue_out, cursor, found, v);
+    const u32 warps = blockDim.x >> 5;
+    const u64 stride = (u64)active * warps;
+    const u32 lane = lane_id();
+    for (u64 i = (u64)blockIdx.x * warps + warp_in_block(); i < len; i += stride) {
+        const u32 u = a.queue_in[i];
+        const u64 end = a.out_offsets[u + 1];
+        for (u64 e = a.out_offsets[u] + lane, top = end + lane; e < top; e += 32) {
+            bool found = false;
+            u32 v = 0;
+            u64 degree = 0;
+            if (e < end) {
+                v = a.out_targets[e];
+                ++examined;
+                found = discover<true>(a, v, u, next_depth, out_edges, degree);
             }
+            warp_append(a.queue_out, cursor, found, v);
         }
     }
-    finish_level(a, examined, out_edges, 0);
+    finish_level(a, active, examined, out_edges, 0);
 }
 
 // ---- SparseFrontier ----------------------------------------------------------
@@ -199,19 +199,23 @@ __device__ void expand_scanned(const VyreArgs& a, u32 len, SparseScan s, u32 par
 // bytes, C = sparse_capacity().
 extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_sparse(const VyreArgs a) {
     extern __shared__ u64 sparse_smem[];
-    if (command_stopped(a)) return;
+    const VyreFrontier f = level_frontier(a);
+    if (f.stopped) return;
     level_started(a);
     VyreControl* c = a.control;
-    const u32 len = load_volatile(&c->cur_len);
-    const u64 edges = load_volatile(&c->cur_edges);
+    const u32 len = f.len;
+    const u64 edges = f.edges;
     const u32 capacity = sparse_capacity();
+    const u32 parts = edges == 0 ? 0u : edge_blocks(a, edges + len);
+    // Every block scans a large frontier's chunks.
+    const u32 blocks = level_blocks(len <= capacity || parts == 0 ? parts : gridDim.x);
+    if (surplus_block(f, blocks)) return;
     VyreItems items;
     items.scan = sparse_smem;                              // capacity + 1
     items.row = items.scan + capacity + 1;                 // capacity
     u64* tmp = items.row + capacity;                       // blockDim + 1
     u64* bases = tmp + blockDim.x + 1;                     // VYRE_SCAN_CHUNKS + 1
     items.src = (u32*)(bases + VYRE_SCAN_CHUNKS + 1);      // capacity
-    const u32 parts = edges == 0 ? 0u : edge_blocks(a, edges + len);
     const u32 next_depth = a.level + 1;
     u32* cursor = &c->next_len[0];
     u64 examined = 0, out_edges = 0;
@@ -231,7 +235,7 @@ extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_sparse(const V
                            out_edges);
         }
     }
-    finish_level(a, examined, out_edges, 0);
+    finish_level(a, blocks, examined, out_edges, 0);
 }
 
 // ---- HybridFrontier and the fused kernel ---------------------------------------
@@ -270,11 +274,12 @@ __device__ void expand_light(const VyreArgs& a, u32 u, u64 start, u64 degree, u3
 // Dynamic shared memory: 20 * blockDim + 8 bytes.
 extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_hybrid(const VyreArgs a) {
     extern __shared__ u64 hybrid_smem[];
-    if (command_stopped(a)) return;
+    const VyreFrontier f = level_frontier(a);
+    if (f.stopped) return;
     level_started(a);
     VyreControl* c = a.control;
-    const u32 len = load_volatile(&c->cur_len);
-    const u64 edges = load_volatile(&c->cur_edges);
+    const u32 len = f.len;
+    const u64 edges = f.edges;
     const u32 width = blockDim.x;
     VyreItems items;
     items.scan = hybrid_smem;                  // width + 1
@@ -283,6 +288,10 @@ extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_hybrid(const V
     // A frontier without out-edges has nothing to expand.
     const u32 chunks = edges == 0 ? 0u : (u32)(((u64)len + width - 1) / width);
     const u32 parts = edges == 0 ? 0u : edge_blocks(a, edges);
+    // Blocks past both the chunks and the parts would only count themselves in.
+    const u32 claimers = chunks < gridDim.x ? chunks : gridDim.x;
+    const u32 blocks = level_blocks(parts > claimers ? parts : claimers);
+    if (surplus_block(f, blocks)) return;
     const u32 next_depth = a.level + 1;
     u32* cursor = &c->next_len[0];
     const VyrePieces pieces = {0, &c->piece_count[0]};
@@ -312,5 +321,5 @@ extern "C" __global__ void __launch_bounds__(VYRE_MAX_BLOCK) vyre_hybrid(const V
                                    share_start(total, parts, blockIdx.x + 1), items, a.queue_out,
                                    cursor, next_depth, none, examined, out_edges);
     }
-    finish_level(a, examined, out_edges, 0);
+    finish_level(a, blocks, examined, out_edges, 0);
 }

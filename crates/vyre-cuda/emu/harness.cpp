@@ -318,7 +318,7 @@ struct Backend {
 
     // One command; returns its records (empty on a failure).
     std::vector<Record> run(Topology t, u32 max_levels, u64 band, u32 width, u32 first_blocks,
-                            u32 later_blocks) {
+                            u32 later_blocks, u32 slice) {
         std::vector<Record> out;
         epoch = epoch + 1 == 0 ? 1 : epoch + 1;
         VyreArgs a = base();
@@ -366,7 +366,7 @@ struct Backend {
                 a.bitmap_out = bitmap[p ^ 1];
                 a.level = level + i;
                 a.history_index = i;
-                if (!emu_launch(k, i == 0 ? first_blocks : later_blocks, width, a)) return out;
+                if (!emu_launch(k, i == 0 ? first_blocks : later_blocks, width, a, slice)) return out;
             }
         }
         u32 count = 1;
@@ -440,6 +440,9 @@ struct Choice {
     u32 max_levels = 1;
     u64 band = ~0ull;
     u32 blocks = 0;  // 0: the simple rule
+    // Per-wave launches run this many blocks at a time (0: all at once), so
+    // that a chained level's surplus blocks start after the level closed.
+    u32 slice = 0;
 };
 
 static u32 slots(Topology t, u32 frontier, u32 n) {
@@ -490,7 +493,7 @@ static void search(Backend& b, const Graph& g, const std::vector<u32>& sources, 
         u32 blocks = c.blocks ? c.blocks : workgroups(c.t, width, len0, b.frontier_edges, n);
         if (c.t == Fused && !c.blocks) blocks = std::min<u32>(std::max<u32>((len0 + width - 1) / width, 1), 4);
         const u32 later = c.t == Fused ? blocks : workgroups(c.t, width, n, g.out.tgt.size(), n);
-        auto recs = b.run(c.t, c.max_levels, c.band, width, blocks, later);
+        auto recs = b.run(c.t, c.max_levels, c.band, width, blocks, later, c.slice);
         if (recs.empty()) {
             fail("%s: wave %u (%s) failed", what.c_str(), wave, NAMES[c.t]);
             return;
@@ -611,6 +614,12 @@ int main(int argc, char** argv) {
                            [t](u32 wave, u32) {
                                return Choice{wave % 2 ? Dense : t, 5, wave % 3 ? ~0ull : 40};
                            });
+                // Queue levels use the first blocks of a chain's later grid;
+                // run one block at a time, the others start after the level
+                // closed, when the next frontier is current.
+                for (Topology t : {WarpSparse, Sparse, Hybrid})
+                    search(b, g, sources, std::string("chains of ") + NAMES[t] + ", a block at a time, on " + from,
+                           [t](u32, u32) { return Choice{t, 4, ~0ull, 0, 1}; });
             }
             if (only.empty() || only == "fused") {
                 search(b, g, sources, "fused band 40 on " + from, [](u32 wave, u32) {
