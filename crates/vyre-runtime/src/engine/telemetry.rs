@@ -147,6 +147,15 @@ impl SearchTelemetry {
         }
     }
 
+    /// How many times fewer out-edges the frontier has than the last
+    /// measured level's (0 before the first measurement).
+    pub(crate) fn shrink(&self) -> f64 {
+        if self.is_blind() {
+            return 0.0;
+        }
+        self.last_level_edges as f64 / self.position.frontier_edges.max(1) as f64
+    }
+
     /// Whether nothing has been measured yet (the first wave).
     pub(crate) fn is_blind(&self) -> bool {
         self.last_level_ns <= 0.0

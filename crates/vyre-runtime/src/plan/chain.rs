@@ -9,7 +9,12 @@
 //! `LAUNCH_PRESSURE_BPS` of the dispatch cost),
 //! doubling the chain up to [`MAX_CHAIN_LEVELS`] while that holds, from the
 //! levels the last command actually ran (a chain that stopped early is not
-//! doubled, so levels recorded past a stop stay few). Bitmap
+//! doubled, so levels recorded past a stop stay few). Two more places get
+//! a [`SHORT_CHAIN_LEVELS`] chain before anything measured them
+//! launch-bound: the search's first command, whose frontier is the sources,
+//! and a command whose frontier's out-edges shrank at least
+//! [`TAIL_SHRINK`]-fold over the last level (the search's tail, where the
+//! level after it is smaller still). Bitmap
 //! topologies do work proportional to the vertex count every level, so launch
 //! overhead rarely dominates them; they run one level per command.
 //!
@@ -35,6 +40,13 @@ pub const MAX_CHAIN_LEVELS: u32 = 256;
 
 /// Most levels one fused launch runs before returning to the host.
 pub const MAX_FUSED_LEVELS: u32 = 1024;
+
+/// Levels of the chains of a search's first command and of its tail.
+pub const SHORT_CHAIN_LEVELS: u32 = 2;
+
+/// How many times fewer out-edges the frontier must have than the last
+/// level's for the search to be in its tail.
+pub const TAIL_SHRINK: f64 = 16.0;
 
 /// Launch overhead, as a share of the dispatch cost, from which a chain pays.
 const CHAIN_LAUNCH_OVERHEAD_SHARE: f64 = LAUNCH_PRESSURE_BPS as f64 / 10_000.0;
@@ -87,8 +99,11 @@ impl ChainLength {
                 let overhead_dominates = telemetry.fusion_pressure() >= FUSION_PRESSURE
                     && cost > 0.0
                     && launch_overhead_ns / cost >= CHAIN_LAUNCH_OVERHEAD_SHARE;
+                let short = telemetry.is_blind() || telemetry.shrink() >= TAIL_SHRINK;
                 self.current = if overhead_dominates {
                     (self.current * 2).min(MAX_CHAIN_LEVELS)
+                } else if short {
+                    SHORT_CHAIN_LEVELS
                 } else {
                     1
                 };
@@ -173,9 +188,55 @@ mod tests {
         assert_eq!(chains.levels(ChainMode::Auto, WARP_SPARSE, &t, 9_000.0), 12);
     }
 
+    /// Telemetry after one level of `edges` frontier out-edges that took
+    /// 40 µs of wall and 30 µs on the device (kernel-bound), at a frontier
+    /// of `next_edges`.
+    fn kernel_bound(edges: u64, next_edges: u64) -> SearchTelemetry {
+        let mut t = SearchTelemetry::start(1 << 20, 1 << 22, at(1, edges));
+        let report = WaveReport {
+            levels: vec![LevelRecord {
+                frontier_in: 1,
+                frontier_out: 2,
+                frontier_out_edges: next_edges,
+                edges_examined: edges,
+                device_ns: Some(30_000),
+                ..LevelRecord::default()
+            }],
+            wall_ns: 40_000,
+            device_ns: Some(30_000),
+            readback_bytes: 0,
+        };
+        t.observe(WARP_SPARSE, &report, 9_000.0);
+        t
+    }
+
+    #[test]
+    fn the_first_command_and_the_tail_run_short_chains() {
+        let mut chains = ChainLength::new();
+        let blind = SearchTelemetry::start(1 << 20, 1 << 22, at(1, 4));
+        assert_eq!(
+            chains.levels(ChainMode::Auto, WARP_SPARSE, &blind, 9_000.0),
+            2
+        );
+        let shrunk = kernel_bound(16_000, 1_000);
+        assert_eq!(
+            chains.levels(ChainMode::Auto, WARP_SPARSE, &shrunk, 9_000.0),
+            2
+        );
+        let shrinking_slowly = kernel_bound(16_000, 1_001);
+        assert_eq!(
+            chains.levels(ChainMode::Auto, WARP_SPARSE, &shrinking_slowly, 9_000.0),
+            1
+        );
+        assert_eq!(
+            chains.levels(ChainMode::Off, WARP_SPARSE, &blind, 9_000.0),
+            1
+        );
+    }
+
     #[test]
     fn kernel_bound_levels_and_bitmaps_run_one_level() {
-        let t = SearchTelemetry::start(1 << 20, 1 << 22, at(1, 4));
+        let t = kernel_bound(1_000, 1_000);
         let mut chains = ChainLength::new();
         assert_eq!(chains.levels(ChainMode::Auto, WARP_SPARSE, &t, 9_000.0), 1);
         let dense = MegakernelExecutionTopology::DenseFrontier;
