@@ -2,8 +2,8 @@
 // against a serial BFS. The host side mirrors crates/vyre-cuda/src (wave.rs,
 // backend.rs): same buffers, same launch sequence, same readback rules; the
 // grids are the engine's rules as the driver states them (the first level's
-// workgroups for its slots and, edge-balanced, its edges at
-// EDGES_PER_LANE; every later level of a chain the most the largest level
+// workgroups for its slots and, edge-balanced, its edges at the command's
+// edges per lane; every later level of a chain the most the largest level
 // can use), with the search position (level, form, buffer) kept here as the
 // engine keeps it. Built with -DVYRE_TEST_STUCK_BARRIER, its `stuck` mode
 // checks that a fused launch whose barrier never opens ends once the host
@@ -318,7 +318,7 @@ struct Backend {
 
     // One command; returns its records (empty on a failure).
     std::vector<Record> run(Topology t, u32 max_levels, u64 band, u32 width, u32 first_blocks,
-                            u32 later_blocks, u32 slice) {
+                            u32 later_blocks, u32 slice, u32 per_lane) {
         std::vector<Record> out;
         epoch = epoch + 1 == 0 ? 1 : epoch + 1;
         VyreArgs a = base();
@@ -326,7 +326,7 @@ struct Backend {
         for (u32 i = 0; i < max_levels && i < HISTORY_LEVELS; ++i) history[8 * i + 3] = 0;
         a.band_max_frontier_edges = band;
         a.max_levels = max_levels;
-        a.edges_per_lane = is_edge_balanced(t) ? VYRE_ENGINE_EDGES_PER_LANE : 0;
+        a.edges_per_lane = is_edge_balanced(t) ? per_lane : 0;
         const u32 n = g->out.n();
         // A search's commands time themselves (wave.rs): per-wave levels the
         // first from its conversion on, a fused launch as a whole.
@@ -457,11 +457,17 @@ static u32 slots(Topology t, u32 frontier, u32 n) {
 // Most workgroups of a per-wave launch here (the emulated device's "resident" grid).
 static const u32 MOST_BLOCKS = 6;
 
+// The engine's edges per lane of a command (plan/grid/launch.rs): one while
+// the frontier's out-edges fit on the resident lanes, else EDGES_PER_LANE.
+static u32 edges_per_lane(u64 frontier_edges, u32 width) {
+    return frontier_edges <= (u64)MOST_BLOCKS * width ? 1u : VYRE_ENGINE_EDGES_PER_LANE;
+}
+
 // LevelSizing::workgroups: lanes for every slot and, edge-balanced, for every
-// EDGES_PER_LANE edges; between 1 and MOST_BLOCKS workgroups.
-static u32 workgroups(Topology t, u32 width, u32 vertices, u64 edges, u32 n) {
+// `per_lane` edges; between 1 and MOST_BLOCKS workgroups.
+static u32 workgroups(Topology t, u32 width, u32 vertices, u64 edges, u32 n, u32 per_lane) {
     u64 lanes = slots(t, vertices, n);
-    if (is_edge_balanced(t)) lanes = std::max<u64>(lanes, (edges + VYRE_ENGINE_EDGES_PER_LANE - 1) / VYRE_ENGINE_EDGES_PER_LANE);
+    if (is_edge_balanced(t)) lanes = std::max<u64>(lanes, (edges + per_lane - 1) / per_lane);
     return (u32)std::min<u64>(std::max<u64>((lanes + width - 1) / width, 1), MOST_BLOCKS);
 }
 
@@ -490,10 +496,11 @@ static void search(Backend& b, const Graph& g, const std::vector<u32>& sources, 
         const u32 level0 = b.level, len0 = b.frontier_len;
         if (b.frontier_edges != oe[level0]) fail("%s: the position says %llu frontier edges, the reference %llu", what.c_str(), b.frontier_edges, oe[level0]);
         // The engine's grids: the first level's by its frontier, later ones the largest level's.
-        u32 blocks = c.blocks ? c.blocks : workgroups(c.t, width, len0, b.frontier_edges, n);
+        const u32 per_lane = edges_per_lane(b.frontier_edges, width);
+        u32 blocks = c.blocks ? c.blocks : workgroups(c.t, width, len0, b.frontier_edges, n, per_lane);
         if (c.t == Fused && !c.blocks) blocks = std::min<u32>(std::max<u32>((len0 + width - 1) / width, 1), 4);
-        const u32 later = c.t == Fused ? blocks : workgroups(c.t, width, n, g.out.tgt.size(), n);
-        auto recs = b.run(c.t, c.max_levels, c.band, width, blocks, later, c.slice);
+        const u32 later = c.t == Fused ? blocks : workgroups(c.t, width, n, g.out.tgt.size(), n, per_lane);
+        auto recs = b.run(c.t, c.max_levels, c.band, width, blocks, later, c.slice, per_lane);
         if (recs.empty()) {
             fail("%s: wave %u (%s) failed", what.c_str(), wave, NAMES[c.t]);
             return;

@@ -32,8 +32,10 @@ pub fn frontier_form_of(topology: MegakernelExecutionTopology) -> FrontierForm {
 }
 
 /// Edges one lane of an edge-balanced launch (`SparseFrontier`,
-/// `HybridFrontier`) is sized to expand: the one such constant in vyre. The
-/// engine sizes first levels with it and puts it in every command
+/// `HybridFrontier`) is sized to expand when the frontier's out-edges do
+/// not fit on the device's resident lanes (smaller frontiers get a lane per
+/// edge): the one such constant in vyre. The engine sizes first levels with
+/// the command's choice and puts it in the command
 /// ([`LevelSizing::edges_per_lane`]) for the kernels that size later levels
 /// on the device.
 pub const EDGES_PER_LANE: u32 = 4;

@@ -3,7 +3,7 @@
 
 use vyre_driver::backend::{
     BackendError, DeviceCapabilities, EDGES_PER_LANE, LaunchShape, LevelSizing, MAX_GRID_SLOTS,
-    edge_balanced_slots, is_edge_balanced, slots_for,
+    is_edge_balanced, slots_for,
 };
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
 
@@ -27,8 +27,9 @@ pub(crate) struct FrontierSize {
 ///
 /// - First level: [`ResidentGridPlan::recommend`] over the level's slots.
 ///   Edge-balanced topologies (sparse, hybrid) get lanes for the frontier's
-///   out-edges too ([`EDGES_PER_LANE`] each), so a frontier of a few hubs
-///   still spreads its edges. No topology gets more than the lanes the
+///   out-edges too (one per edge while they fit on the device, else
+///   [`EDGES_PER_LANE`] each: [`edges_per_lane`]), so a frontier of a few
+///   hubs still spreads its edges. No topology gets more than the lanes the
 ///   device holds at once (`resident_lanes`, when reported): workgroups
 ///   beyond those add per-workgroup cost (each one's share of the level's
 ///   counters) and no parallelism, and every kernel strides over the slots
@@ -51,10 +52,16 @@ pub(crate) fn size_launch(
         lanes => lanes,
     };
     let balanced = is_edge_balanced(topology);
+    let edges_per_lane = edges_per_lane(frontier.edges, caps);
     let slots_of = |vertices: u32, edges: u64| {
         let by_vertices = slots_for(topology, vertices, vertex_count).max(1);
         if balanced {
-            by_vertices.max(edge_balanced_slots(edges).min(device_lanes))
+            let by_edges = edges.div_ceil(u64::from(edges_per_lane)).max(1);
+            by_vertices.max(
+                u32::try_from(by_edges)
+                    .unwrap_or(u32::MAX)
+                    .min(device_lanes),
+            )
         } else {
             by_vertices
         }
@@ -109,10 +116,23 @@ pub(crate) fn size_launch(
         dispatch_grid: plan.geometry.dispatch_grid,
         slots_per_lane: plan.geometry.slots_per_lane(),
         later: LevelSizing {
-            edges_per_lane: if balanced { EDGES_PER_LANE } else { 0 },
+            edges_per_lane: if balanced { edges_per_lane } else { 0 },
             max_workgroups,
         },
     })
+}
+
+/// Edges one lane of an edge-balanced command expands: one while the
+/// frontier's out-edges fit on the lanes the device holds at once, since
+/// such a level is latency-bound (each further edge a lane walks waits for
+/// the one before it), otherwise [`EDGES_PER_LANE`]. A device that does not
+/// report its resident lanes gets [`EDGES_PER_LANE`].
+fn edges_per_lane(frontier_edges: u64, caps: &DeviceCapabilities) -> u32 {
+    if caps.resident_lanes != 0 && frontier_edges <= u64::from(caps.resident_lanes) {
+        1
+    } else {
+        EDGES_PER_LANE
+    }
 }
 
 #[cfg(test)]
@@ -287,5 +307,41 @@ pub(super) mod tests {
             &caps(),
         );
         assert_eq!(dense.unwrap().workgroups(), (1 << 20) / 256);
+    }
+
+    #[test]
+    fn a_frontier_that_fits_on_the_device_gets_a_lane_per_edge() {
+        let lanes = 660 * 256;
+        let device = DeviceCapabilities {
+            resident_lanes: lanes,
+            ..caps()
+        };
+        let sparse = MegakernelExecutionTopology::SparseFrontier;
+        let frontier = |edges: u64| FrontierSize {
+            vertices: 11,
+            edges,
+            graph_vertices: 1 << 22,
+            graph_edges: 1 << 26,
+        };
+        for (edges, per_lane) in [
+            (16_000, 1),
+            (u64::from(lanes), 1),
+            (u64::from(lanes) + 1, EDGES_PER_LANE),
+        ] {
+            let launch = size_launch(sparse, frontier(edges), &device).unwrap();
+            assert_eq!(launch.later.edges_per_lane, per_lane, "{edges} edges");
+            let covered = launch.workgroups() * u64::from(launch.workgroup_size_x);
+            assert!(
+                covered * u64::from(per_lane) >= edges,
+                "{edges} edges: {launch:?}"
+            );
+        }
+        // Topologies sized by vertices alone have no such rule; a device
+        // that does not report its resident lanes keeps EDGES_PER_LANE.
+        let dense = MegakernelExecutionTopology::DenseFrontier;
+        let launch = size_launch(dense, frontier(100), &device).unwrap();
+        assert_eq!(launch.later.edges_per_lane, 0);
+        let launch = size_launch(sparse, frontier(100), &caps()).unwrap();
+        assert_eq!(launch.later.edges_per_lane, EDGES_PER_LANE);
     }
 }
