@@ -460,6 +460,32 @@ __device__ __forceinline__ void warp_append(u32* queue, u32* cursor, bool found,
     if (found) queue[at] = v;
 }
 
+// Append the vertices the block's threads discovered to `queue`, one atomic
+// per block: a wide level whose lanes find many vertices would otherwise
+// queue one atomic per warp on the one cursor address. Every thread must
+// call it.
+__device__ __forceinline__ void block_append(u32* queue, u32* cursor, bool found, u32 v) {
+    __shared__ u32 warp_base[32];
+    const u32 warp = warp_in_block(), lane = lane_id();
+    const u32 mask = __ballot_sync(VYRE_FULL_MASK, found);
+    // This warp's lanes read its base of the last call before it changes.
+    __syncwarp();
+    if (lane == 0) warp_base[warp] = __popc(mask);
+    __syncthreads();
+    if (warp == 0) {
+        const u32 warps = blockDim.x >> 5;
+        const u32 count = lane < warps ? warp_base[lane] : 0u;
+        const u32 inclusive = warp_inclusive_sum(count);
+        const u32 total = __shfl_sync(VYRE_FULL_MASK, inclusive, 31);
+        u32 base = 0;
+        if (lane == 0 && total != 0) base = atomicAdd(cursor, total);
+        base = __shfl_sync(VYRE_FULL_MASK, base, 0);
+        if (lane < warps) warp_base[lane] = base + inclusive - count;
+    }
+    __syncthreads();
+    if (found) queue[warp_base[warp] + __popc(mask & lanes_below())] = v;
+}
+
 // ---- pieces -----------------------------------------------------------------
 //
 // A frontier vertex of at least VYRE_LIGHT_DEGREE out-edges is cut into
@@ -556,7 +582,13 @@ __device__ void expand_items(const VyreArgs& a, VyreItems items, u32 count, u64 
             ++examined;
             found = discover<PRECHECK>(a, v, items.src[k], next_depth, out_edges, degree);
         }
-        warp_append(queue_out, cursor, found, v);
+        // Per-wave levels are bandwidth-bound: one cursor atomic per block;
+        // the latency-bound fused kernel spends no barrier on it.
+        if (PRECHECK) {
+            block_append(queue_out, cursor, found, v);
+        } else {
+            warp_append(queue_out, cursor, found, v);
+        }
         if (EMIT) warp_append_pieces(a, next, found ? degree : 0, v);
     }
 }

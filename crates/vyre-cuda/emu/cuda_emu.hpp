@@ -127,6 +127,11 @@ inline u32 __ballot_sync(u32 mask, bool pred) {
     return bits;
 }
 
+inline void __syncwarp(u32 mask = 0xffffffffu) {
+    if (mask != 0xffffffffu) emu_fail("partial warp mask");
+    emu_exchange(0, emu_lane());
+}
+
 template <class T>
 inline T __shfl_sync(u32 mask, T v, u32 src) {
     if (mask != 0xffffffffu) emu_fail("partial warp mask");
