@@ -146,22 +146,35 @@ mod tests {
     fn launch_bound() -> SearchTelemetry {
         let mut t = SearchTelemetry::start(1 << 20, 1 << 22, at(1, 4));
         for _ in 0..2 {
-            let report = WaveReport {
-                levels: vec![LevelRecord {
-                    frontier_in: 1,
-                    frontier_out: 2,
-                    frontier_out_edges: 8,
-                    edges_examined: 4,
-                    device_ns: Some(1_000),
-                    ..LevelRecord::default()
-                }],
-                wall_ns: 12_000,
-                device_ns: Some(1_000),
-                readback_bytes: 0,
-            };
-            t.observe(WARP_SPARSE, &report, 9_000.0);
+            observe_level(&mut t, 4, 8, 12_000, 1_000);
         }
         t
+    }
+
+    /// Fold into `t` a one-level command over `edges` frontier out-edges
+    /// whose next frontier has `next_edges`, which took `wall_ns` of wall
+    /// and `device_ns` on the device.
+    fn observe_level(
+        t: &mut SearchTelemetry,
+        edges: u64,
+        next_edges: u64,
+        wall_ns: u64,
+        device_ns: u64,
+    ) {
+        let report = WaveReport {
+            levels: vec![LevelRecord {
+                frontier_in: 1,
+                frontier_out: 2,
+                frontier_out_edges: next_edges,
+                edges_examined: edges,
+                device_ns: Some(device_ns),
+                ..LevelRecord::default()
+            }],
+            wall_ns,
+            device_ns: Some(device_ns),
+            readback_bytes: 0,
+        };
+        t.observe(WARP_SPARSE, &report, 9_000.0);
     }
 
     #[test]
@@ -193,20 +206,7 @@ mod tests {
     /// of `next_edges`.
     fn kernel_bound(edges: u64, next_edges: u64) -> SearchTelemetry {
         let mut t = SearchTelemetry::start(1 << 20, 1 << 22, at(1, edges));
-        let report = WaveReport {
-            levels: vec![LevelRecord {
-                frontier_in: 1,
-                frontier_out: 2,
-                frontier_out_edges: next_edges,
-                edges_examined: edges,
-                device_ns: Some(30_000),
-                ..LevelRecord::default()
-            }],
-            wall_ns: 40_000,
-            device_ns: Some(30_000),
-            readback_bytes: 0,
-        };
-        t.observe(WARP_SPARSE, &report, 9_000.0);
+        observe_level(&mut t, edges, next_edges, 40_000, 30_000);
         t
     }
 
