@@ -169,8 +169,9 @@ __device__ __forceinline__ u64 load_volatile(const u64* p) {
 }
 
 // Blocks a launch of `slots` work items needs at this block width, at most
-// the grid. Blocks at or past this index only take part in the epilogue, and
-// work loops stride by this many blocks so no item is skipped.
+// the grid. Blocks at or past this index only take part in the epilogue (in
+// queue levels not even that: see level_blocks), and work loops stride by
+// this many blocks so no item is skipped.
 __device__ __forceinline__ u32 active_blocks(u64 slots) {
     const u64 need = (slots + blockDim.x - 1) / blockDim.x;
     return need < (u64)gridDim.x ? (u32)need : gridDim.x;
