@@ -275,7 +275,7 @@ fn every_launch_fits_the_device_limits() {
         // frontier of every vertex and edge would need (the grid has 2,400
         // vertices and 9,400 stored edges).
         let most = slots_for(c.topology, 2_400, 2_400)
-            .max(edge_balanced_slots(9_400).min(RESIDENT_LANES))
+            .max(edge_balanced_slots(9_400, c.launch.later.edges_per_lane).min(RESIDENT_LANES))
             .div_ceil(width);
         let later = c.launch.later.max_workgroups;
         assert!((1..=most.max(1)).contains(&later), "{c:?}");

@@ -57,10 +57,12 @@ pub fn is_edge_balanced(topology: MegakernelExecutionTopology) -> bool {
 }
 
 /// Lanes an edge-balanced launch needs for a frontier with `frontier_edges`
-/// out-edges (saturating at `u32::MAX`; at least 1).
+/// out-edges at `edges_per_lane` each (saturating at `u32::MAX`; at least
+/// 1).
 #[must_use]
-pub fn edge_balanced_slots(frontier_edges: u64) -> u32 {
-    u32::try_from(frontier_edges.div_ceil(u64::from(EDGES_PER_LANE)).max(1)).unwrap_or(u32::MAX)
+pub fn edge_balanced_slots(frontier_edges: u64, edges_per_lane: u32) -> u32 {
+    let lanes = frontier_edges.div_ceil(u64::from(edges_per_lane.max(1)));
+    u32::try_from(lanes.max(1)).unwrap_or(u32::MAX)
 }
 
 /// Work items ("slots") one wave of `topology` has by its vertices, the
@@ -392,9 +394,10 @@ mod tests {
 
     #[test]
     fn edge_balanced_slots_saturate() {
-        assert_eq!(edge_balanced_slots(0), 1);
-        assert_eq!(edge_balanced_slots(9), 3);
-        assert_eq!(edge_balanced_slots(u64::MAX), u32::MAX);
+        assert_eq!(edge_balanced_slots(0, EDGES_PER_LANE), 1);
+        assert_eq!(edge_balanced_slots(9, EDGES_PER_LANE), 3);
+        assert_eq!(edge_balanced_slots(9, 1), 9);
+        assert_eq!(edge_balanced_slots(u64::MAX, EDGES_PER_LANE), u32::MAX);
         assert!(is_edge_balanced(T::HybridFrontier) && !is_edge_balanced(T::DenseFrontier));
     }
 }

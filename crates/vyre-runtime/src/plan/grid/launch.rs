@@ -3,7 +3,7 @@
 
 use vyre_driver::backend::{
     BackendError, DeviceCapabilities, EDGES_PER_LANE, LaunchShape, LevelSizing, MAX_GRID_SLOTS,
-    is_edge_balanced, slots_for,
+    edge_balanced_slots, is_edge_balanced, slots_for,
 };
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
 
@@ -56,12 +56,7 @@ pub(crate) fn size_launch(
     let slots_of = |vertices: u32, edges: u64| {
         let by_vertices = slots_for(topology, vertices, vertex_count).max(1);
         if balanced {
-            let by_edges = edges.div_ceil(u64::from(edges_per_lane)).max(1);
-            by_vertices.max(
-                u32::try_from(by_edges)
-                    .unwrap_or(u32::MAX)
-                    .min(device_lanes),
-            )
+            by_vertices.max(edge_balanced_slots(edges, edges_per_lane).min(device_lanes))
         } else {
             by_vertices
         }
