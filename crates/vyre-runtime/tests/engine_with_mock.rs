@@ -7,7 +7,9 @@ mod mock;
 use std::sync::Arc;
 
 use mock::{Mock, RESIDENT_LANES, grid};
-use vyre_driver::backend::{DeviceLayout, FrontierForm, edge_balanced_slots, slots_for};
+use vyre_driver::backend::{
+    DeviceLayout, FrontierForm, edge_balanced_slots, is_edge_balanced, slots_for,
+};
 use vyre_driver::collective::{ExchangeKind, RankPlan};
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
 use vyre_graph::bfs::reference_bfs;
@@ -273,9 +275,15 @@ fn every_launch_fits_the_device_limits() {
         );
         // A level sized on the device never gets more workgroups than a
         // frontier of every vertex and edge would need (the grid has 2,400
-        // vertices and 9,400 stored edges).
+        // vertices and 9,400 stored edges); only edge-balanced topologies
+        // have lanes for edges.
+        let by_edges = if is_edge_balanced(c.topology) {
+            edge_balanced_slots(9_400, c.launch.later.edges_per_lane).min(RESIDENT_LANES)
+        } else {
+            0
+        };
         let most = slots_for(c.topology, 2_400, 2_400)
-            .max(edge_balanced_slots(9_400, c.launch.later.edges_per_lane).min(RESIDENT_LANES))
+            .max(by_edges)
             .div_ceil(width);
         let later = c.launch.later.max_workgroups;
         assert!((1..=most.max(1)).contains(&later), "{c:?}");
