@@ -466,7 +466,7 @@ __device__ __forceinline__ void warp_append(u32* queue, u32* cursor, bool found,
 // queue one atomic per warp on the one cursor address. Every thread must
 // call it.
 __device__ __forceinline__ void block_append(u32* queue, u32* cursor, bool found, u32 v) {
-    __shared__ u32 warp_base[32];
+    __shared__ u32 warp_base[VYRE_MAX_WARPS];
     const u32 warp = warp_in_block(), lane = lane_id();
     const u32 mask = __ballot_sync(VYRE_FULL_MASK, found);
     // This warp's lanes read its base of the last call before it changes.
@@ -707,7 +707,7 @@ __device__ VyreFrontier level_frontier(const VyreArgs& a) {
     __shared__ u64 seen[4];
     if (threadIdx.x == 0) {
         volatile VyreControl* vc = a.control;
-        seen[0] = vc->stop_epoch == a.epoch;
+        seen[0] = command_stopped(a);
         seen[1] = vc->cur_len;
         seen[2] = vc->cur_edges;
         // A new frontier seen above implies the mark stored before it.
