@@ -7,8 +7,8 @@
 //! of degrees), Hybrid (light vertices per invocation, mid-degree ones per
 //! workgroup, hubs cut into pieces spread over a second dispatch), Dense
 //! (bottom-up per vertex) and
-//! BlockDense (bottom-up by tiles of bitmap words staged in workgroup
-//! memory), plus queue/bitmap conversions and per-level bookkeeping.
+//! BlockDense (bottom-up by tiles of bitmap words, assembled in workgroup
+//! memory and written whole), plus queue/bitmap conversions and per-level bookkeeping.
 //!
 //! Batch passes (up to 64 searches at once, `Backend::begin_batch`) run
 //! the same top-down kernels built with the batch's visits, and bottom-up
