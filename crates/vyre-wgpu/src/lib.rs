@@ -6,9 +6,9 @@
 //! expands an equal share of the frontier's out-edges, found through a scan
 //! of degrees), Hybrid (light vertices per invocation, mid-degree ones per
 //! workgroup, hubs cut into pieces spread over a second dispatch), Dense
-//! (bottom-up per vertex) and
-//! BlockDense (bottom-up by tiles of bitmap words, assembled in workgroup
-//! memory and written whole), plus queue/bitmap conversions and per-level bookkeeping.
+//! (bottom-up per vertex) and BlockDense (bottom-up by tiles of bitmap
+//! words, assembled in workgroup memory and written whole), plus
+//! queue/bitmap conversions and per-level bookkeeping.
 //!
 //! Batch passes (up to 64 searches at once, `Backend::begin_batch`) run
 //! the same top-down kernels built with the batch's visits, and bottom-up
