@@ -1,10 +1,10 @@
 // BlockDenseFrontier: bottom-up by tiles. A workgroup owns a tile of WG
 // bitmap words (32 * WG vertices) and walks it in 32 rows of WG vertices,
-// one vertex per invocation (consecutive invocations take consecutive
-// vertices, so depth and row loads coalesce). It assembles the tile's
-// next-frontier words in workgroup memory and writes them whole (so the
-// next bitmap needs no clearing). Each vertex is searched as bottom_up.wgsl
-// says.
+// four rows a round: each invocation takes its vertex of each of the four
+// (consecutive invocations take consecutive vertices, so depth and row
+// loads coalesce). It assembles the tile's next-frontier words in workgroup
+// memory and writes them whole (so the next bitmap needs no clearing). Each
+// vertex is searched as bottom_up.wgsl says.
 
 var<workgroup> b_next: array<atomic<u32>, WG>;  // next-frontier words of the tile
 
@@ -35,12 +35,23 @@ fn block_dense(
         let tile_first_vertex = first_word * 32u;
         // Rows past the last vertex with an in-edge hold nothing to find.
         let rows = min(32u, div_ceil(max(end, tile_first_vertex) - tile_first_vertex, WG));
-        for (var r = 0u; r < rows; r += 1u) {
+        // Four rows a round; those past `rows` lie past `end`.
+        for (var r = 0u; r < rows; r += 4u) {
             begin_candidates(lid);
             workgroupBarrier();
-            let v = tile_first_vertex + r * WG + lid;
-            if v < end && atomicLoad(&depth[v]) == UNREACHED && pull_light_or_defer(v, next_depth, per) {
-                tile_mark(v, first_word);
+            let v = tile_first_vertex + r * WG + lid + vec4<u32>(0u, WG, 2u * WG, 3u * WG);
+            let found = pull_four(v, end, next_depth, per);
+            if found.x {
+                tile_mark(v.x, first_word);
+            }
+            if found.y {
+                tile_mark(v.y, first_word);
+            }
+            if found.z {
+                tile_mark(v.z, first_word);
+            }
+            if found.w {
+                tile_mark(v.w, first_word);
             }
             let heavy = heavy_count(lid);
             for (var j = 0u; j < heavy; j += 1u) {

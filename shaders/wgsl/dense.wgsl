@@ -20,13 +20,24 @@ fn dense(
     let end = uniform_ctl(lid, C_IN_EDGE_END);
     let next_depth = discovery_depth();
     let per = ctl(C_IN_PER_SEG);
-    let chunks = div_ceil(end, WG);
+    // Chunks of 4 * WG vertices: four candidates per invocation.
+    let chunks = div_ceil(end, 4u * WG);
     for (var c = group_index(wid, nwg); c < chunks; c += group_total(nwg)) {
         begin_candidates(lid);
         workgroupBarrier();
-        let v = c * WG + lid;
-        if v < end && atomicLoad(&depth[v]) == UNREACHED && pull_light_or_defer(v, next_depth, per) {
-            mark_next(v);
+        let v = c * 4u * WG + lid + vec4<u32>(0u, WG, 2u * WG, 3u * WG);
+        let found = pull_four(v, end, next_depth, per);
+        if found.x {
+            mark_next(v.x);
+        }
+        if found.y {
+            mark_next(v.y);
+        }
+        if found.z {
+            mark_next(v.z);
+        }
+        if found.w {
+            mark_next(v.w);
         }
         let heavy = heavy_count(lid);
         for (var j = 0u; j < heavy; j += 1u) {

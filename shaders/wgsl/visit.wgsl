@@ -20,10 +20,6 @@ fn bit_set(word: u32, bit: u32) -> bool {
     return ((word >> bit) & 1u) != 0u;
 }
 
-fn in_frontier_bitmap(u: u32) -> bool {
-    return bit_set(atomicLoad(&bitmap_in[u >> 5u]), u & 31u);
-}
-
 // Bottom-up discovery of `v` (owned by exactly one invocation) with frontier
 // parent `u`: depth, parent and counters; the caller records the next-frontier bit.
 fn pull_visit(v: u32, u: u32, next_depth: u32) {
