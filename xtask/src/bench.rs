@@ -5,6 +5,7 @@
 //! `per_level.svg` into `--out`.
 
 mod charts;
+mod clock;
 mod export;
 mod gap;
 mod report;
@@ -153,6 +154,10 @@ pub fn run(args: &Args) -> Result<(), String> {
     }
     let mut baselines = Vec::new();
     let mut notes = Vec::new();
+    let clocks = clock::ClockLog::start();
+    if let Some(why) = &clocks.unavailable {
+        notes.push(format!("SM clock not recorded: {why}"));
+    }
     for spec_text in &args.graphs {
         let started = Instant::now();
         let spec: GraphSpec = spec_text.parse().map_err(|e| format!("{e}"))?;
@@ -197,7 +202,7 @@ pub fn run(args: &Args) -> Result<(), String> {
                     sources: &sources,
                     high_diameter,
                 };
-                time_variants(args, device, &run, &suffix, &mut rows);
+                time_variants(args, device, &run, &suffix, &clocks, &mut rows);
             }
         }
         if args.pytorch.iter().any(|p| p == spec_text) {
@@ -243,6 +248,7 @@ fn time_variants(
     device: &mut Device,
     run: &GraphRun<'_>,
     suffix: &str,
+    clocks: &clock::ClockLog,
     rows: &mut Vec<Row>,
 ) {
     let GraphRun {
@@ -266,8 +272,11 @@ fn time_variants(
             repeats: args.repeats,
         };
         let name = format!("{}{suffix}", variant.name);
-        match measure(device, graph, &request) {
-            Ok(m) => rows.push(Row::new(spec_text, graph, device, &name, &m)),
+        let started = Instant::now();
+        let measured = measure(device, graph, &request);
+        let clock = clocks.during(started, Instant::now());
+        match measured {
+            Ok(m) => rows.push(Row::new(spec_text, graph, device, &name, &m).with_clock(clock)),
             Err(e) => rows.push(Row::failed(spec_text, graph, device, &name, &e.to_string())),
         }
         eprintln!(

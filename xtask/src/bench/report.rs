@@ -8,6 +8,7 @@ use vyre::graph::Graph;
 use vyre::measure::Measurement;
 
 use super::charts::write_charts;
+use super::clock::{ClockRange, cell};
 use super::export::Baseline;
 
 /// Device-to-device copy bandwidth measured on the H200 (GPU.md), bytes/s.
@@ -34,6 +35,9 @@ struct Summary {
     topologies: String,
     valid: Option<bool>,
     floor_us: f64,
+    /// The SM clock while the variant ran (warm-up, timed searches and
+    /// validation), per GPU; empty when not sampled.
+    clock: Vec<ClockRange>,
 }
 
 /// The median of `values` (NaN for none).
@@ -82,8 +86,17 @@ impl Row {
                 topologies: vyre::topology_sequence(&first.result.levels),
                 valid,
                 floor_us: bytes / MEASURED_COPY_BANDWIDTH * 1e6,
+                clock: Vec::new(),
             }),
         }
+    }
+
+    /// The row with the SM clock its variant ran at.
+    pub fn with_clock(mut self, clock: Vec<ClockRange>) -> Self {
+        if let Ok(s) = &mut self.outcome {
+            s.clock = clock;
+        }
+        self
     }
 
     pub fn failed(spec: &str, graph: &Graph, device: &Device, variant: &str, why: &str) -> Self {
@@ -100,7 +113,7 @@ impl Row {
     pub fn one_line(&self) -> String {
         match &self.outcome {
             Ok(s) => format!(
-                "{} {} {}: {:.3} ms, {:.2} GTEPS, {} levels, {:.2} us/level, {}",
+                "{} {} {}: {:.3} ms, {:.2} GTEPS, {} levels, {:.2} us/level, {}, SM MHz {}",
                 self.graph,
                 self.backend,
                 self.variant,
@@ -108,7 +121,8 @@ impl Row {
                 s.hmean_gteps,
                 s.levels,
                 s.per_level_us,
-                s.topologies
+                s.topologies,
+                cell(&s.clock)
             ),
             Err(why) => format!(
                 "{} {} {}: FAILED {why}",
@@ -163,7 +177,7 @@ pub fn write_reports(
     }
     let _ = writeln!(
         md,
-        "\n| graph | vertices | stored edges | backend | variant | median ms | min ms | max ms | hmean GTEPS | levels | us/level | floor us | valid | topologies |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+        "\n| graph | vertices | stored edges | backend | variant | median ms | min ms | max ms | hmean GTEPS | levels | us/level | floor us | valid | SM MHz min/median/max | topologies |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     );
     let mut json = Vec::new();
     for r in rows {
@@ -171,7 +185,7 @@ pub fn write_reports(
             Ok(s) => {
                 let _ = writeln!(
                     md,
-                    "| {} | {} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.2} | {} | {:.2} | {:.1} | {} | {} |",
+                    "| {} | {} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.2} | {} | {:.2} | {:.1} | {} | {} | {} |",
                     r.graph,
                     r.vertices,
                     r.edges,
@@ -185,6 +199,7 @@ pub fn write_reports(
                     s.per_level_us,
                     s.floor_us,
                     s.valid.map_or("-", |v| if v { "yes" } else { "NO" }),
+                    cell(&s.clock),
                     s.topologies
                 );
                 json.push(serde_json::json!({
@@ -202,12 +217,19 @@ pub fn write_reports(
                     "floor_us": s.floor_us,
                     "valid": s.valid,
                     "topologies": s.topologies,
+                    "sm_clock_mhz": s.clock.iter().map(|c| serde_json::json!({
+                        "gpu": c.gpu,
+                        "min": c.min_mhz,
+                        "median": c.median_mhz,
+                        "max": c.max_mhz,
+                        "samples": c.samples,
+                    })).collect::<Vec<_>>(),
                 }));
             }
             Err(why) => {
                 let _ = writeln!(
                     md,
-                    "| {} | {} | {} | {} | {} | failed: {} | | | | | | | | |",
+                    "| {} | {} | {} | {} | {} | failed: {} | | | | | | | | | |",
                     r.graph,
                     r.vertices,
                     r.edges,
