@@ -173,7 +173,9 @@ fn measure(
             }
             if done == of {
                 if let Some(phase) = searching.take() {
-                    phase.finish(&format!("{of} source(s), {repeats} timed search(es) each"));
+                    phase.finish(&format!(
+                        "{of} source(s), {repeats} timed search(es) each after one untimed warm-up"
+                    ));
                 }
                 if request.validate {
                     validating = Some(phases.start("validate", Count::Items(count)));
