@@ -54,6 +54,8 @@ fn pull_four(v: vec4<u32>, end: u32, next_depth: u32, per: u32) -> vec4<bool> {
         atomicLoad(&depth[c.w]),
     );
     let open = (v < vec4<u32>(end)) & (d == vec4<u32>(UNREACHED));
+    // Written out per component: a loop would index the vectors with a
+    // variable, which compilers may answer by moving them out of registers.
     var start = vec4<u32>(0u);
     var stop = vec4<u32>(0u);
     if open.x {
