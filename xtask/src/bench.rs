@@ -5,7 +5,6 @@
 //! `per_level.svg` into `--out`.
 
 mod charts;
-mod clock;
 mod export;
 mod gap;
 mod report;
@@ -24,6 +23,8 @@ use vyre::{
 };
 
 pub use report::{Row, date, median, write_reports};
+
+use crate::clock::ClockLog;
 
 /// Flags of `xtask bench`.
 #[derive(clap::Args)]
@@ -154,7 +155,7 @@ pub fn run(args: &Args) -> Result<(), String> {
     }
     let mut baselines = Vec::new();
     let mut notes = Vec::new();
-    let clocks = clock::ClockLog::start();
+    let clocks = ClockLog::start();
     if let Some(why) = &clocks.unavailable {
         notes.push(format!("SM clock not recorded: {why}"));
     }
@@ -248,7 +249,7 @@ fn time_variants(
     device: &mut Device,
     run: &GraphRun<'_>,
     suffix: &str,
-    clocks: &clock::ClockLog,
+    clocks: &ClockLog,
     rows: &mut Vec<Row>,
 ) {
     let GraphRun {

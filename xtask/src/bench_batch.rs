@@ -7,11 +7,13 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use vyre::graph::spec::GraphSpec;
 use vyre::graph::teps::sample_sources;
 use vyre::{BackendChoice, BatchRequest, BatchResult, Device, OpenRequest};
+
+use crate::clock::{ClockLog, ClockRange, cell};
 
 /// Flags of `xtask bench-batch`.
 #[derive(clap::Args)]
@@ -72,6 +74,8 @@ struct Row {
     device_us_per_level: Option<f64>,
     topologies: String,
     checked: Result<(), String>,
+    /// The SM clock while the row ran (warm-ups included), per GPU.
+    clock: Vec<ClockRange>,
 }
 
 /// Each lane's totals against its single search's depths.
@@ -133,6 +137,7 @@ fn measure(device: &mut Device, spec: &str, sources: &[u32], repeats: u32) -> Re
             .collect::<Vec<_>>()
             .join(" | "),
         checked: check_lanes(&batch, &single_depths),
+        clock: Vec::new(),
     })
 }
 
@@ -151,14 +156,19 @@ pub fn run(args: &Args) -> Result<(), String> {
         return Err("no backend opened".into());
     }
     let mut rows = Vec::new();
+    let clocks = ClockLog::start();
     for spec_text in &args.graphs {
         let spec: GraphSpec = spec_text.parse().map_err(|e| format!("{e}"))?;
         let graph = Arc::new(spec.build().map_err(|e| e.to_string())?);
         let sources = sample_sources(&graph, args.sources, 1);
         for device in &mut devices {
             device.load(Arc::clone(&graph)).map_err(|e| e.to_string())?;
-            match measure(device, spec_text, &sources, args.repeats) {
+            let started = Instant::now();
+            let measured = measure(device, spec_text, &sources, args.repeats);
+            let clock = clocks.during(started, Instant::now());
+            match measured {
                 Ok(row) => {
+                    let row = Row { clock, ..row };
                     eprintln!(
                         "bench-batch: {spec_text} {}: batch {} ms, {} singles {} ms, {}",
                         row.backend,
@@ -177,7 +187,7 @@ pub fn run(args: &Args) -> Result<(), String> {
             }
         }
     }
-    let report = report(args, &devices, &rows);
+    let report = report(args, &devices, &rows, clocks.unavailable.as_deref());
     let path = args.out.join("batch.md");
     std::fs::write(&path, &report).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     print!("{report}");
@@ -192,22 +202,25 @@ pub fn run(args: &Args) -> Result<(), String> {
     Ok(())
 }
 
-fn report(args: &Args, devices: &[Device], rows: &[Row]) -> String {
+fn report(args: &Args, devices: &[Device], rows: &[Row], no_clock: Option<&str>) -> String {
     let mut md = String::new();
     let _ = writeln!(md, "commit {}, run {}", args.commit, crate::bench::date());
     for d in devices {
         let _ = writeln!(md, "- {}", d.selection_reason());
+    }
+    if let Some(why) = no_clock {
+        let _ = writeln!(md, "- SM clock not recorded: {why}");
     }
     let _ = writeln!(
         md,
         "\n{} sources, {} repetitions; ms: median (min–max) of the batch's search time and of the sum of the single searches' times\n",
         args.sources, args.repeats
     );
-    md.push_str("| graph | backend | batch ms | singles ms | speed-up | batch levels | device µs/level | lanes | topologies |\n|---|---|---|---|---|---|---|---|---|\n");
+    md.push_str("| graph | backend | batch ms | singles ms | speed-up | batch levels | device µs/level | lanes | SM MHz min/median/max | topologies |\n|---|---|---|---|---|---|---|---|---|---|\n");
     for r in rows {
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {} | {:.1}× | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {:.1}× | {} | {} | {} | {} | {} |",
             r.graph,
             r.backend,
             r.batch.cell(),
@@ -220,6 +233,7 @@ fn report(args: &Args, devices: &[Device], rows: &[Row]) -> String {
                 Ok(()) => "match".to_string(),
                 Err(e) => format!("DIFFER: {e}"),
             },
+            cell(&r.clock),
             r.topologies
         );
     }

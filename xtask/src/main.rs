@@ -14,6 +14,7 @@
 
 mod bench;
 mod bench_batch;
+mod clock;
 mod conformance;
 mod ptx;
 mod shell;

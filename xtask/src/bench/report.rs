@@ -8,8 +8,8 @@ use vyre::graph::Graph;
 use vyre::measure::Measurement;
 
 use super::charts::write_charts;
-use super::clock::{ClockRange, cell};
 use super::export::Baseline;
+use crate::clock::{ClockRange, cell};
 
 /// Device-to-device copy bandwidth measured on the H200 (GPU.md), bytes/s.
 const MEASURED_COPY_BANDWIDTH: f64 = 4.3e12;

@@ -1,5 +1,5 @@
-//! The GPUs' SM clock while each variant runs, sampled by `nvidia-smi` in
-//! the background. The NVIDIA driver lowers the clock when work comes in
+//! The GPUs' SM clock while each benchmark row runs (`xtask bench`,
+//! `xtask bench-batch`), sampled by `nvidia-smi` in the background. The NVIDIA driver lowers the clock when work comes in
 //! short bursts: on the H200 it stayed at 345 MHz during Vulkan and wgpu
 //! searches, and at 1,980 MHz while a CUDA context was open. A figure
 //! without its clock can mislead, so every row records the one it ran at.
