@@ -372,3 +372,52 @@ fn commands_carry_the_position_the_last_report_left() {
         buffer ^= (ran.len() & 1) as u32;
     }
 }
+
+#[test]
+fn every_per_wave_command_runs_at_a_width_the_backend_prepared() {
+    use MegakernelExecutionTopology as T;
+    for max_width in [256, 64, 8] {
+        let (mut mock, commands) = Mock::new(false, (40_000, 30_000));
+        mock.caps.max_workgroup_size_x = max_width;
+        let prepared = Arc::clone(&mock.prepared);
+        let mut engine = Engine::new(Box::new(mock));
+        let graph = grid();
+        engine.load(Arc::clone(&graph)).unwrap();
+        let requests = prepared.lock().unwrap().clone();
+        assert_eq!(requests.len(), 1, "one preparation per upload");
+        let widths = &requests[0].per_wave_widths;
+        assert_eq!(
+            widths,
+            &[max_width],
+            "one width, the device's widest up to 256"
+        );
+        let choices = [
+            TopologyChoice::Auto,
+            TopologyChoice::Forced(T::WarpSparseFrontier),
+            TopologyChoice::Forced(T::SparseFrontier),
+            TopologyChoice::Forced(T::HybridFrontier),
+            TopologyChoice::Forced(T::DenseFrontier),
+            TopologyChoice::Forced(T::BlockDenseFrontier),
+        ];
+        for topology in choices {
+            let mut request = SearchRequest::new(&[0]);
+            request.topology = topology;
+            engine.bfs(&request).unwrap();
+        }
+        let sent = commands.lock().unwrap();
+        assert!(sent.len() > 6);
+        for c in sent.iter() {
+            assert!(
+                widths.contains(&c.launch.workgroup_size_x),
+                "{:?} at width {} was not prepared ({widths:?})",
+                c.topology,
+                c.launch.workgroup_size_x
+            );
+        }
+        drop(sent);
+        // A second upload prepares again (the backend may have dropped
+        // what it built for the first graph).
+        engine.load(Arc::clone(&graph)).unwrap();
+        assert_eq!(prepared.lock().unwrap().len(), 2);
+    }
+}

@@ -6,10 +6,11 @@ use std::time::Duration;
 
 use vyre_driver::backend::{
     Backend, BackendError, BatchLayout, BatchReport, BatchSources, CheckedCommand,
-    DEVICE_WAIT_LIMIT, DeviceCapabilities, DeviceLayout, SearchSources, WaveReport,
+    DEVICE_WAIT_LIMIT, DeviceCapabilities, DeviceLayout, PrepareRequest, SearchSources, WaveReport,
 };
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
 use vyre_graph::Graph;
+use vyre_wgsl_abi::Kernel;
 use vyre_wgsl_abi::batch::check_batch_layout;
 use vyre_wgsl_abi::records::LevelGrids;
 
@@ -275,6 +276,17 @@ impl Backend for VulkanBackend {
         let mut resident = allocate(&self.gpu, &self.kernels, graph, layout)?;
         resident.fill(&self.gpu, graph)?;
         *self.resident = Some(resident);
+        Ok(())
+    }
+
+    /// Builds the pipeline of every kernel a search's per-wave commands
+    /// dispatch, at each width the engine uses (the driver compiles at
+    /// pipeline creation, which a search would otherwise pay for).
+    fn prepare(&mut self, request: &PrepareRequest) -> Result<(), BackendError> {
+        self.usable()?;
+        for &width in &request.per_wave_widths {
+            self.kernels.build_all(&Kernel::PER_WAVE, width)?;
+        }
         Ok(())
     }
 

@@ -138,22 +138,79 @@ impl Kernels {
 
     /// The pipeline of `kernel` at `width`, built on first use.
     pub(crate) fn pipeline(&mut self, kernel: Kernel, width: u32) -> Result<Bound, BackendError> {
-        let layout = if kernel.binds_nothing() {
-            self.layouts.empty
-        } else {
-            self.layouts.state
-        };
+        let layout = self.layouts.of(kernel);
         if let Some(built) = self.built.get(&(kernel, width)) {
             return Ok(Bound {
                 pipeline: built.pipeline,
                 layout,
             });
         }
-        let bytes = module(kernel, width).ok_or_else(|| missing(kernel, width))?;
-        let built = build(&self.layouts.device, kernel, width, bytes, layout)?;
+        let built = self.layouts.build(kernel, width)?;
         let pipeline = built.pipeline;
         self.built.insert((kernel, width), built);
         Ok(Bound { pipeline, layout })
+    }
+
+    /// Build every pipeline of `kernels` at `width` not built yet, each on
+    /// its own host thread: the driver compiles at pipeline creation, and
+    /// a pipeline is independent of the others (no pipeline cache is
+    /// shared, so creating them at once is allowed).
+    pub(crate) fn build_all(&mut self, kernels: &[Kernel], width: u32) -> Result<(), BackendError> {
+        let mut wanted = Vec::new();
+        for &kernel in kernels {
+            if !self.built.contains_key(&(kernel, width)) && !wanted.contains(&kernel) {
+                wanted.push(kernel);
+            }
+        }
+        let layouts = &self.layouts;
+        let results: Vec<_> = std::thread::scope(|scope| {
+            let handles: Vec<_> = wanted
+                .iter()
+                .map(|&kernel| scope.spawn(move || layouts.build(kernel, width)))
+                .collect();
+            wanted
+                .iter()
+                .zip(handles)
+                .map(|(&kernel, handle)| {
+                    let built = handle.join().unwrap_or_else(|_| {
+                        Err(BackendError::device(format!(
+                            "building the {} pipeline at width {width} panicked. Fix: this is a bug in vyre-vulkan or the driver; report it.",
+                            kernel.entry_point()
+                        )))
+                    });
+                    (kernel, built)
+                })
+                .collect()
+        });
+        let mut first_error = None;
+        for (kernel, built) in results {
+            match built {
+                Ok(built) => {
+                    self.built.insert((kernel, width), built);
+                }
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        first_error.map_or(Ok(()), Err)
+    }
+}
+
+impl Layouts {
+    /// The pipeline layout `kernel` binds.
+    fn of(&self, kernel: Kernel) -> vk::PipelineLayout {
+        if kernel.binds_nothing() {
+            self.empty
+        } else {
+            self.state
+        }
+    }
+
+    /// A new pipeline of `kernel` at `width`, in the layout it binds.
+    fn build(&self, kernel: Kernel, width: u32) -> Result<Built, BackendError> {
+        let bytes = module(kernel, width).ok_or_else(|| missing(kernel, width))?;
+        build(&self.device, kernel, width, bytes, self.of(kernel))
     }
 }
 

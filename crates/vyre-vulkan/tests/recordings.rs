@@ -38,3 +38,15 @@ fn a_second_search_of_the_same_shapes_records_nothing_new() {
     assert!(gpu.last_command_timing().levels_recorded == 8);
     gpu.assert_valid();
 }
+
+#[test]
+fn preparing_builds_every_pipeline_a_search_dispatches() {
+    let name = "preparing_builds_every_pipeline_a_search_dispatches";
+    if let Some(mut gpu) = open(name) {
+        vyre_testkit::suites::prepare::preparing_builds_every_pipeline_a_search_dispatches(
+            &mut *gpu,
+            |b| b.pipeline_count(),
+        );
+        gpu.assert_valid();
+    }
+}

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use vyre_driver::backend::{
     Backend, BackendError, BatchLayout, BatchReport, BatchSources, CheckedCommand,
-    DeviceCapabilities, DeviceLayout, SearchSources, WaveReport,
+    DeviceCapabilities, DeviceLayout, PrepareRequest, SearchSources, WaveReport,
 };
 use vyre_graph::Graph;
 
@@ -211,6 +211,17 @@ impl Backend for WgpuBackend {
             return Err(error);
         }
         Ok(())
+    }
+
+    /// Creates the pipeline of every kernel a search's per-wave commands
+    /// dispatch, at each width the engine uses (the driver compiles at
+    /// pipeline creation, which a search would otherwise pay for).
+    fn prepare(&mut self, request: &PrepareRequest) -> Result<(), BackendError> {
+        for &width in &request.per_wave_widths {
+            self.kernels
+                .build_all(&self.device, &Kernel::PER_WAVE, width);
+        }
+        self.errors.check("building the kernels' pipelines")
     }
 
     /// Every buffer of the layout, exactly; the timestamp query set (two

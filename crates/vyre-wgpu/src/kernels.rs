@@ -105,45 +105,77 @@ impl Kernels {
         width: u32,
     ) -> wgpu::ComputePipeline {
         let width = if kernel.binds_nothing() { 1 } else { width };
-        let wide_kernel = binds_wide(kernel);
-        if wide_kernel {
+        self.build_all(device, &[kernel], width);
+        self.pipelines[&(kernel, width)].clone()
+    }
+
+    /// Create every pipeline of `kernels` at `width` not created yet, each
+    /// on its own host thread (a driver compiles at pipeline creation, and
+    /// the pipelines are independent of each other).
+    pub(crate) fn build_all(&mut self, device: &wgpu::Device, kernels: &[Kernel], width: u32) {
+        let mut wanted = Vec::new();
+        for &kernel in kernels {
+            let width = if kernel.binds_nothing() { 1 } else { width };
+            if !self.pipelines.contains_key(&(kernel, width)) && !wanted.contains(&(kernel, width))
+            {
+                wanted.push((kernel, width));
+            }
+        }
+        if wanted.iter().any(|&(k, _)| binds_wide(k)) {
             self.wide_layout(device);
         }
-        let module_id = kernel.module();
-        let module = self.modules.entry(module_id).or_insert_with(|| {
-            device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(kernel.name()),
-                source: wgpu::ShaderSource::Wgsl(module_id.source().into()),
-            })
-        });
-        let stale_sizing = self.stale_sizing;
+        for &(kernel, _) in &wanted {
+            let module_id = kernel.module();
+            self.modules.entry(module_id).or_insert_with(|| {
+                device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some(kernel.name()),
+                    source: wgpu::ShaderSource::Wgsl(module_id.source().into()),
+                })
+            });
+        }
+        let this = &*self;
+        let created: Vec<_> = match wanted.as_slice() {
+            // One pipeline (the common case on first use): no thread.
+            [(kernel, width)] => vec![this.create(device, *kernel, *width)],
+            _ => std::thread::scope(|scope| {
+                let handles: Vec<_> = wanted
+                    .iter()
+                    .map(|&(kernel, width)| scope.spawn(move || this.create(device, kernel, width)))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                    .collect()
+            }),
+        };
+        self.pipelines.extend(wanted.into_iter().zip(created));
+    }
+
+    /// A new pipeline of `kernel` at `width`; its module, and the wide
+    /// layout if it binds that, exist.
+    fn create(&self, device: &wgpu::Device, kernel: Kernel, width: u32) -> wgpu::ComputePipeline {
         let layout = match (kernel.binds_nothing(), &self.wide) {
             (true, _) => &self.empty_pipeline_layout,
-            (false, Some((_, wide))) if wide_kernel => wide,
+            (false, Some((_, wide))) if binds_wide(kernel) => wide,
             _ => &self.state_pipeline_layout,
         };
-        self.pipelines
-            .entry((kernel, width))
-            .or_insert_with(|| {
-                // The empty kernel declares no overrides (wgpu refuses others).
-                let mut constants = Vec::new();
-                if !kernel.binds_nothing() {
-                    constants.push(("WG", f64::from(width)));
-                    constants.extend(vyre_wgsl_abi::pipeline_constants(stale_sizing));
-                }
-                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(kernel.name()),
-                    layout: Some(layout),
-                    module,
-                    entry_point: Some(kernel.entry_point()),
-                    compilation_options: wgpu::PipelineCompilationOptions {
-                        constants: &constants,
-                        zero_initialize_workgroup_memory: true,
-                    },
-                    cache: None,
-                })
-            })
-            .clone()
+        // The empty kernel declares no overrides (wgpu refuses others).
+        let mut constants = Vec::new();
+        if !kernel.binds_nothing() {
+            constants.push(("WG", f64::from(width)));
+            constants.extend(vyre_wgsl_abi::pipeline_constants(self.stale_sizing));
+        }
+        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(kernel.name()),
+            layout: Some(layout),
+            module: &self.modules[&kernel.module()],
+            entry_point: Some(kernel.entry_point()),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants: &constants,
+                zero_initialize_workgroup_memory: true,
+            },
+            cache: None,
+        })
     }
 
     /// The bind-group layout of a batch pass's kernels and of the fused

@@ -151,3 +151,13 @@ fn a_fresh_upload_starts_every_vertex_unreached() {
     assert!(depths.iter().all(|&d| d == u32::MAX));
     assert!(parents.iter().all(|&p| p == u32::MAX));
 }
+
+#[test]
+fn preparing_builds_every_pipeline_a_search_dispatches() {
+    if let Some(mut backend) = open() {
+        vyre_testkit::suites::prepare::preparing_builds_every_pipeline_a_search_dispatches(
+            &mut backend,
+            |b| b.pipeline_count(),
+        );
+    }
+}

@@ -375,6 +375,23 @@ impl Kernel {
         self == Self::Noop
     }
 
+    /// Every kernel a single search's per-wave commands dispatch at the
+    /// command's width: the frontier conversions and each per-wave
+    /// topology's level kernels (the search's start runs at its own width,
+    /// the fused kernel at the one its probe verified).
+    pub const PER_WAVE: [Self; 10] = [
+        Self::QueueToBitmap,
+        Self::BitmapToQueue,
+        Self::WarpSparse,
+        Self::SparseScan,
+        Self::Sparse,
+        Self::Hybrid,
+        Self::HybridPieces,
+        Self::Dense,
+        Self::DenseClearNext,
+        Self::BlockDense,
+    ];
+
     /// The kernel that runs one level of a per-wave `topology` (`None` for
     /// `FusedWave`, which runs [`Kernel::Fused`] for many levels).
     #[must_use]
@@ -411,6 +428,22 @@ mod tests {
             }
         }
         assert!(source_file("probe.wgsl").is_none());
+    }
+
+    #[test]
+    fn the_per_wave_list_holds_every_kernel_a_search_dispatches_at_its_width() {
+        let single: Vec<Kernel> = Module::ALL
+            .iter()
+            .flat_map(|m| m.kernels().iter().copied())
+            .filter(|k| !k.is_batch())
+            .collect();
+        for kernel in single {
+            let elsewhere = matches!(
+                kernel,
+                Kernel::Noop | Kernel::ResetState | Kernel::SeedSources | Kernel::Fused
+            );
+            assert_ne!(Kernel::PER_WAVE.contains(&kernel), elsewhere, "{kernel:?}");
+        }
     }
 
     #[test]

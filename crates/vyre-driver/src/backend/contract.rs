@@ -6,12 +6,13 @@ use vyre_graph::Graph;
 
 use super::{
     BackendError, BatchLayout, BatchReport, BatchSources, CheckedCommand, DeviceCapabilities,
-    DeviceLayout, SearchSources, WaveReport,
+    DeviceLayout, PrepareRequest, SearchSources, WaveReport,
 };
 
 /// One device, driven by the wave engine.
 ///
-/// Call order: [`Backend::upload`] once per graph, then for each search
+/// Call order: [`Backend::upload`] and [`Backend::prepare`] once per graph,
+/// then for each search
 /// [`Backend::begin_search`], [`Backend::run_wave`] until a report shows an
 /// empty frontier, and [`Backend::read_depths`] / [`Backend::read_parents`].
 /// A backend decides nothing: topology, every grid, chain length, band and
@@ -47,6 +48,20 @@ pub trait Backend: Send {
     /// [`BackendError`] when an allocation or copy fails; nothing stays
     /// allocated after an error.
     fn upload(&mut self, graph: &Arc<Graph>, layout: &DeviceLayout) -> Result<(), BackendError>;
+
+    /// Build now what the commands `request` describes need and the backend
+    /// would otherwise build on first use (compiled pipelines), so that no
+    /// search pays for it. The engine calls it after every upload. The
+    /// default builds nothing: for backends that build everything when
+    /// opened.
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError`] when building fails (the device or its compiler).
+    fn prepare(&mut self, request: &PrepareRequest) -> Result<(), BackendError> {
+        let _ = request;
+        Ok(())
+    }
 
     /// Bytes of device (and staging) memory the backend holds right now.
     fn allocated_bytes(&self) -> u64;

@@ -16,6 +16,7 @@ mod error;
 mod layout;
 mod poll;
 mod position;
+mod prepare;
 mod wave;
 
 pub use batch::{BATCH_LANES, BatchLayout, BatchReport, BatchSources, LaneCounts, lane_mask};
@@ -28,6 +29,7 @@ pub use layout::{
 };
 pub use poll::{POLL_SLEEP, POLL_SPIN, POLL_YIELD, poll_until};
 pub use position::{SearchPosition, SearchSources, SourceError};
+pub use prepare::PrepareRequest;
 pub use wave::{
     EDGES_PER_LANE, FrontierForm, LaunchShape, LevelRecord, LevelSizing, MAX_GRID_SLOTS,
     WARP_LANES, WaveCommand, WaveReport, edge_balanced_slots, frontier_form_of, is_edge_balanced,

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use vyre_driver::backend::DeviceLayout;
+use vyre_driver::backend::{DeviceLayout, PrepareRequest};
 use vyre_driver::collective::{RankBytes, RankPlan};
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
 use vyre_graph::Graph;
@@ -13,6 +13,7 @@ use vyre_graph::relabel::{Relabelling, relabel_by_degree};
 
 use super::{Engine, EngineError, LoadedGraph, plan_memory};
 use crate::plan::chain::MAX_FUSED_LEVELS;
+use crate::plan::grid::per_wave_widths;
 use crate::plan::order::{OrderDecision, VertexOrder, choose_order};
 
 /// A graph to load and how.
@@ -48,7 +49,8 @@ pub struct LoadReport {
     /// Host time spent renumbering (zero when the order is kept): graph
     /// construction, apart from every search's time.
     pub relabel_time: Duration,
-    /// Host time of the upload.
+    /// Host time of the upload, with the backend's preparation for the
+    /// graph's commands (`Backend::prepare`: pipelines it builds ahead).
     pub upload_time: Duration,
 }
 
@@ -133,6 +135,12 @@ impl Engine {
                 self.backend.capabilities().device_name,
             )));
         }
+        let per_wave_widths = per_wave_widths(
+            graph.vertex_count(),
+            graph.edge_count(),
+            self.backend.capabilities(),
+        )?;
+        self.backend.prepare(&PrepareRequest { per_wave_widths })?;
         self.loaded = Some(LoadedGraph {
             graph,
             relabelling,

@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 
 use vyre_driver::backend::{
     Backend, BackendError, BatchLayout, BatchReport, BatchSources, CheckedCommand,
-    DeviceCapabilities, DeviceLayout, FrontierForm, LevelRecord, SearchSources, WaveCommand,
-    WaveReport, frontier_form_of,
+    DeviceCapabilities, DeviceLayout, FrontierForm, LevelRecord, PrepareRequest, SearchSources,
+    WaveCommand, WaveReport, frontier_form_of,
 };
 use vyre_driver::collective::RankPlan;
 use vyre_driver::megakernel_execution::{
@@ -30,6 +30,8 @@ pub struct Mock {
     pub extra_bytes: u64,
     pub held: u64,
     pub commands: Arc<Mutex<Vec<WaveCommand>>>,
+    /// Every `Backend::prepare` request, in order.
+    pub prepared: Arc<Mutex<Vec<PrepareRequest>>>,
     /// Added to every reported frontier_in: a backend that lost track.
     pub skew: u32,
     /// What `Backend::ranks` reports.
@@ -88,6 +90,7 @@ impl Mock {
             extra_bytes: 0,
             held: 0,
             commands: Arc::clone(&commands),
+            prepared: Arc::default(),
             skew: 0,
             ranks: 1,
             partitioned: false,
@@ -137,6 +140,11 @@ impl Backend for Mock {
             self.parents[s as usize] = s;
         }
         self.queue = sources.to_vec();
+        Ok(())
+    }
+
+    fn prepare(&mut self, request: &PrepareRequest) -> Result<(), BackendError> {
+        self.prepared.lock().unwrap().push(request.clone());
         Ok(())
     }
 

@@ -6,6 +6,7 @@ pub mod chains;
 pub mod fused;
 pub mod hubs;
 pub mod launch_shapes;
+pub mod prepare;
 pub mod segments;
 pub mod star_hub;
 pub mod topologies;

@@ -117,6 +117,41 @@ pub(crate) fn size_launch(
     })
 }
 
+/// The workgroup widths of the per-wave commands `size_launch` gives on a
+/// graph of `graph_vertices` and `graph_edges` (and so of their frontier
+/// conversions), each once: every per-wave topology, from the smallest
+/// frontier to the whole graph. The width comes from the device's limits,
+/// not the frontier, so on every device seen this is one width.
+pub(crate) fn per_wave_widths(
+    graph_vertices: u32,
+    graph_edges: u64,
+    caps: &DeviceCapabilities,
+) -> Result<Vec<u32>, BackendError> {
+    use MegakernelExecutionTopology as T;
+    let mut widths = Vec::new();
+    for topology in [
+        T::WarpSparseFrontier,
+        T::SparseFrontier,
+        T::HybridFrontier,
+        T::DenseFrontier,
+        T::BlockDenseFrontier,
+    ] {
+        for (vertices, edges) in [(1, 1), (graph_vertices.max(1), graph_edges.max(1))] {
+            let frontier = FrontierSize {
+                vertices,
+                edges,
+                graph_vertices,
+                graph_edges,
+            };
+            let width = size_launch(topology, frontier, caps)?.workgroup_size_x;
+            if !widths.contains(&width) {
+                widths.push(width);
+            }
+        }
+    }
+    Ok(widths)
+}
+
 /// Edges one lane of an edge-balanced command expands: one while the
 /// frontier's out-edges fit on the lanes the device holds at once, since
 /// such a level is latency-bound (each further edge a lane walks waits for

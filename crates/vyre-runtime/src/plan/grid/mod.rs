@@ -61,7 +61,7 @@ mod types;
 pub(crate) use fused::grid_band_max_frontier_edges;
 pub use fused::{FUSED_EDGES_PER_LANE, FUSED_GROWTH};
 pub use geometry::ResidentLaunchGeometry;
-pub(crate) use launch::{FrontierSize, size_launch};
+pub(crate) use launch::{FrontierSize, per_wave_widths, size_launch};
 pub use plan_cache::{PlannerCacheStats, planner_cache_stats};
 pub use sizing::ResidentSizingPolicy;
 pub use types::{ResidentGridLimits, ResidentGridPlan, ResidentGridRequest};
