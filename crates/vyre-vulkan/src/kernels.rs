@@ -1,5 +1,7 @@
-//! Compute pipelines of the SPIR-V kernels, built on first use per
-//! (kernel, width) and kept for the device's life, and descriptor sets.
+//! Compute pipelines of the SPIR-V kernels, built once per (kernel, width)
+//! and kept for the device's life (the per-wave ones together when a graph
+//! is prepared, `Backend::prepare`; others on first use), and descriptor
+//! sets.
 //!
 //! Every kernel but `noop` shares one descriptor-set layout: the bindings
 //! of vyre-wgsl-abi (the per-wave ones and the fused kernel's host words),

@@ -7,7 +7,8 @@
 //! switches between the two frontier sets' bind groups; a batch pass's
 //! kernels and the fused kernel have a wider layout, one binding longer
 //! (the batch's tallies, or the fused kernel's host words). Pipelines are
-//! created once per (kernel, workgroup width); the width is the WGSL `override` constant `WG`, which also sizes
+//! created once per (kernel, workgroup width), the per-wave ones together
+//! when a graph is prepared (`Backend::prepare`); the width is the WGSL `override` constant `WG`, which also sizes
 //! the kernels' workgroup arrays, and every other override gets the value
 //! vyre-wgsl-abi gives both backends.
 
