@@ -106,6 +106,9 @@ impl Kernels {
         width: u32,
     ) -> wgpu::ComputePipeline {
         let width = if kernel.binds_nothing() { 1 } else { width };
+        if let Some(pipeline) = self.pipelines.get(&(kernel, width)) {
+            return pipeline.clone();
+        }
         self.build_all(device, &[kernel], width);
         self.pipelines[&(kernel, width)].clone()
     }
