@@ -273,9 +273,7 @@ fn time_variants(
             repeats: args.repeats,
         };
         let name = format!("{}{suffix}", variant.name);
-        let started = Instant::now();
-        let measured = measure(device, graph, &request);
-        let clock = clocks.during(started, Instant::now());
+        let (measured, clock) = clocks.around(|| measure(device, graph, &request));
         match measured {
             Ok(m) => rows.push(Row::new(spec_text, graph, device, &name, &m).with_clock(clock)),
             Err(e) => rows.push(Row::failed(spec_text, graph, device, &name, &e.to_string())),

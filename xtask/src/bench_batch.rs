@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use vyre::graph::spec::GraphSpec;
 use vyre::graph::teps::sample_sources;
@@ -163,9 +163,8 @@ pub fn run(args: &Args) -> Result<(), String> {
         let sources = sample_sources(&graph, args.sources, 1);
         for device in &mut devices {
             device.load(Arc::clone(&graph)).map_err(|e| e.to_string())?;
-            let started = Instant::now();
-            let measured = measure(device, spec_text, &sources, args.repeats);
-            let clock = clocks.during(started, Instant::now());
+            let (measured, clock) =
+                clocks.around(|| measure(device, spec_text, &sources, args.repeats));
             match measured {
                 Ok(row) => {
                     let row = Row { clock, ..row };

@@ -76,10 +76,14 @@ impl ClockLog {
         }
     }
 
-    /// Each GPU's clock between `from` and `to` (none without samples).
-    pub fn during(&self, from: Instant, to: Instant) -> Vec<ClockRange> {
+    /// Run `work`, and give its result with each GPU's clock while it ran
+    /// (none without samples).
+    pub fn around<T>(&self, work: impl FnOnce() -> T) -> (T, Vec<ClockRange>) {
+        let from = Instant::now();
+        let result = work();
+        let to = Instant::now();
         let samples = self.samples.lock().unwrap_or_else(PoisonError::into_inner);
-        summarize(&samples, from, to)
+        (result, summarize(&samples, from, to))
     }
 }
 
