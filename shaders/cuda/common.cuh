@@ -309,6 +309,31 @@ __device__ void block_exclusive_scan(u64 x, u64* out) {
 #endif
 VYRE_RELAXED_LOAD(load_relaxed, "gpu")
 VYRE_RELAXED_LOAD(load_system, "sys")
+// The same for the 64-bit words of fused_local.cu's barrier slots, and the
+// relaxed store that fills them: each word carries its level's tag, so one
+// needs no ordering with another.
+__device__ __forceinline__ u64 load_relaxed_u64(const u64* p) {
+#if __CUDA_ARCH__ >= 700
+    u64 v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];"
+                 : "=l"(v)
+                 : "l"(__cvta_generic_to_global(p))
+                 : "memory");
+    return v;
+#else
+    return *(const volatile u64*)p;
+#endif
+}
+__device__ __forceinline__ void store_relaxed_u64(u64* p, u64 v) {
+#if __CUDA_ARCH__ >= 700
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;"
+                 :
+                 : "l"(__cvta_generic_to_global(p)), "l"(v)
+                 : "memory");
+#else
+    *(volatile u64*)p = v;
+#endif
+}
 __device__ __forceinline__ void fence_acquire() {
 #if __CUDA_ARCH__ >= 700
     asm volatile("fence.acq_rel.gpu;" : : : "memory");
@@ -344,6 +369,9 @@ __device__ __forceinline__ u64 globaltimer_ns() {
 // Start bringing the line holding *p into this SM's L1 without waiting.
 __device__ __forceinline__ void prefetch_l1(const void* p) {
     asm volatile("prefetch.global.L1 [%0];" : : "l"(__cvta_generic_to_global(p)));
+}
+__device__ __forceinline__ void prefetch_l2(const void* p) {
+    asm volatile("prefetch.global.L2 [%0];" : : "l"(__cvta_generic_to_global(p)));
 }
 #endif
 

@@ -39,8 +39,8 @@
 //   counters.
 
 // Widest block the fused kernel is built for (FUSED_WIDTH in the backend).
-// With at least 5 blocks per SM ptxas keeps it in 48 registers without
-// spilling.
+// At 4 blocks per SM ptxas has 64 registers, which fused_local's claims of
+// VYRE_LOCAL_ROUND edges in flight at once need without spilling.
 #define VYRE_FUSED_MAX_BLOCK 256
 #define VYRE_FUSED_MAX_WARPS (VYRE_FUSED_MAX_BLOCK / 32)
 
@@ -455,18 +455,23 @@ __device__ void fused_levels(const VyreArgs& a) {
     fused_exit(a, run, next_len, next_edges);
 }
 
-// fused_one_block.cu
-__device__ void fused_one_block(const VyreArgs& a);
+// fused_local.cu: a light graph's levels over at most this many blocks,
+// each keeping the frontier it finds (their barrier slots fit in the work
+// array past FusedRows' words for any graph: see local_slots).
+#ifndef VYRE_LOCAL_MAX_BLOCKS
+#define VYRE_LOCAL_MAX_BLOCKS 128u
+#endif
+__device__ void fused_local(const VyreArgs& a);
 
 // max_levels 0 runs nothing (the backend's warm-up launch at start-up).
 // Dynamic shared memory: 20 * blockDim + 8 bytes (the items of a pass).
-extern "C" __global__ void __launch_bounds__(VYRE_FUSED_MAX_BLOCK, 5) vyre_fused(const VyreArgs a) {
+extern "C" __global__ void __launch_bounds__(VYRE_FUSED_MAX_BLOCK, 4) vyre_fused(const VyreArgs a) {
     if (a.max_levels == 0) return;
     fused_started(a);
     if (a.max_out_degree >= VYRE_LIGHT_DEGREE) {
         fused_levels<true>(a);
-    } else if (gridDim.x == 1) {
-        fused_one_block(a);
+    } else if (gridDim.x <= VYRE_LOCAL_MAX_BLOCKS) {
+        fused_local(a);
     } else {
         fused_levels<false>(a);
     }

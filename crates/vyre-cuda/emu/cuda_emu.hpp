@@ -169,10 +169,13 @@ inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 // The device-scope orderings of common.cuh (VYRE_HOST_ORDERING).
 #define VYRE_HOST_ORDERING 1
 inline u32 load_relaxed(const u32* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+inline u64 load_relaxed_u64(const u64* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+inline void store_relaxed_u64(u64* p, u64 v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
 inline void fence_acquire() { __atomic_thread_fence(__ATOMIC_ACQUIRE); }
 inline u32 add_acq_rel(u32* p, u32 v) { return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL); }
 inline void spin_pause_ns(u32) { sched_yield(); }
 inline void prefetch_l1(const void*) {}
+inline void prefetch_l2(const void*) {}
 inline u64 globaltimer_ns() {
     return (u64)std::chrono::duration_cast<std::chrono::nanoseconds>(
                std::chrono::steady_clock::now().time_since_epoch())

@@ -9,15 +9,24 @@ build="${TMPDIR:-/tmp}/vyre-cuda-emu"
 mkdir -p "$build"
 "$here/kernels_inc.sh" "$build/kernels.inc"
 compile() {
-    # A one-block fused launch keeps 8 frontier entries on chip, not 512, so
-    # that small frontiers spill to global memory as well.
+    # A block of a light fused launch keeps 8 frontier entries on chip, not
+    # 512, so that small frontiers spill to global memory as well, and its
+    # waiting warps prefetch from 2 blocks on, not 32, so that they run too.
     g++ -std=c++20 -O2 -g -pthread -Wall -Wno-unused-parameter -Wno-unused-variable \
-        -DVYRE_ONE_BLOCK_QUEUE=8u -I"$build" -I"$here" "$@" "$here/harness.cpp"
+        -Wno-unknown-pragmas -DVYRE_LOCAL_LIST=8u -DVYRE_LOCAL_PREFETCH_BLOCKS=2u \
+        -I"$build" -I"$here" "$@" "$here/harness.cpp"
 }
 mode="${1:-}"
 if [ "$mode" != stuck ]; then
     compile -o "$build/harness"
     "$build/harness" "$@"
+fi
+if [ -z "$mode" ] || [ "$mode" = fused ]; then
+    # Light fused launches of more than VYRE_LOCAL_MAX_BLOCKS blocks share
+    # each level's frontier out through the queue (fused_levels<false>): a
+    # build where that limit is 2 runs them on the harness's 3 and 4 blocks.
+    compile -DVYRE_LOCAL_MAX_BLOCKS=2u -o "$build/harness-wide"
+    "$build/harness-wide" fused
 fi
 if [ -z "$mode" ] || [ "$mode" = stuck ]; then
     compile -DVYRE_TEST_STUCK_BARRIER -o "$build/harness-stuck"

@@ -21,8 +21,8 @@ const PARTS: [(&str, &str); 9] = [
     ),
     ("fused.cu", include_str!("../../../shaders/cuda/fused.cu")),
     (
-        "fused_one_block.cu",
-        include_str!("../../../shaders/cuda/fused_one_block.cu"),
+        "fused_local.cu",
+        include_str!("../../../shaders/cuda/fused_local.cu"),
     ),
     ("batch.cu", include_str!("../../../shaders/cuda/batch.cu")),
     (

@@ -93,13 +93,15 @@ fn median_u64(values: &[u64]) -> f64 {
     median(values.iter().map(|&v| v as f64).collect())
 }
 
-/// Grid sizes to compare: a few fractions of an H200's 132 SMs and every
-/// resident block, as far as the device holds them.
+/// Grid sizes to compare: one block, a few fractions of an H200's 132 SMs
+/// (up to 128 blocks a light graph's levels keep their frontiers in each
+/// block, `fused_local.cu`; past it they share them out through the queue)
+/// and every resident block, as far as the device holds them.
 fn grid_sizes(resident: u32) -> Vec<u32> {
     let wanted: &[u32] = if small() {
         &[1, 2, 4]
     } else {
-        &[66, 132, 264, 528]
+        &[1, 16, 66, 128, 132, 264]
     };
     let mut sizes: Vec<u32> = wanted.iter().copied().filter(|&g| g < resident).collect();
     sizes.push(resident);

@@ -1,0 +1,353 @@
+// FusedWave with block-local frontiers, on a graph without heavy vertices
+// (no vertex of VYRE_LIGHT_DEGREE out-edges or more) over at most
+// VYRE_LOCAL_MAX_BLOCKS blocks: what the engine launches for the narrow
+// frontiers of high-diameter graphs (chains, road networks, grids). Such a
+// level has a few thousand vertices at most, so what it costs is its chain
+// of dependent memory round trips and its barrier.
+//
+// Every block keeps the vertices it discovers and expands them itself in
+// the next level, so no frontier passes through global memory between
+// levels:
+// - a block's next frontier is a list in shared memory (vertex, and its row
+//   word start << 5 | out-degree, loaded beside the claim), appended to with
+//   one shared atomic per warp; the discoverer prefetches the vertex's
+//   targets into its SM's L1, where the next level loads them;
+// - a thread expands one vertex, VYRE_LOCAL_ROUND edges at a time with their
+//   loads and claims in flight together;
+// - the barrier is a slot per block of two words, the vertices it found and
+//   their out-edges, each tagged with the level. Every block reads every
+//   slot, so the poll that sees the last block arrive brings the level's
+//   totals with it. Within a level only depth claims cross blocks, and they
+//   are atomics, so arriving needs no fence. A level's edges examined are
+//   the out-edges of its frontier: the totals of the level before (for the
+//   launch's first, cur_edges);
+// - what a block finds beyond its list's capacity spills to the queue (its
+//   row word to the work array, as FusedRows) and is shared out evenly over
+//   all blocks in the next level, so a block whose frontier outgrows its
+//   list hands the excess to the others; the launch's first frontier is
+//   shared out the same way. Only a level that spills pays for fences;
+// - as the launch ends, each block writes its list to the queue after the
+//   spilled vertices, in block order, where the host and the next command
+//   look for the frontier.
+// With one block, __syncthreads is the barrier and no slot is used.
+
+// Frontier entries a block keeps on chip per list (12 B each). The CPU
+// emulator builds it smaller, so that its small graphs spill too.
+#ifndef VYRE_LOCAL_LIST
+#define VYRE_LOCAL_LIST 512u
+#endif
+// Edges of one vertex claimed together.
+#ifndef VYRE_LOCAL_ROUND
+#define VYRE_LOCAL_ROUND 4u
+#endif
+// Blocks from which the waiting warps prefetch the next level's rows.
+#ifndef VYRE_LOCAL_PREFETCH_BLOCKS
+#define VYRE_LOCAL_PREFETCH_BLOCKS 32u
+#endif
+// Slots each lane of a polling warp reads: all of them at once.
+#define VYRE_LOCAL_POLL ((VYRE_LOCAL_MAX_BLOCKS + 31) / 32)
+// A slot word: the level's tag in the top 16 bits, a count in the rest.
+#define VYRE_SLOT_COUNT_MASK ((1ull << 48) - 1)
+
+// The slots of levels of parity `p`: two words per block, past FusedRows'
+// n words of the work array, which holds 2n + ceil(m / 512) + 1024 u32
+// words, so 2 * 2 * VYRE_LOCAL_MAX_BLOCKS u64 words always fit.
+__device__ __forceinline__ u64* local_slots(const VyreArgs& a, u32 p) {
+    return (u64*)a.work + a.vertex_count + (u64)p * 2 * gridDim.x;
+}
+
+// The tag of the launch's level `run`: never 0, and different for the two
+// levels that share a parity's slots at any time.
+__device__ __forceinline__ u64 local_tag(u32 run) { return ((u64)(run % 0xffffu) + 1) << 48; }
+
+// What every block knows of a level once it passed the barrier.
+struct LocalTotals {
+    u64 found;        // vertices discovered: the next frontier
+    u64 out_edges;    // their out-edges
+    u64 spilled;      // of them in the queue, past the lists' capacity
+    u64 kept_before;  // of them in the lists of the blocks before this one
+};
+
+// What a block keeps in its list of the `found` vertices it discovered.
+__device__ __forceinline__ u64 local_kept(u64 found) {
+    return found < VYRE_LOCAL_LIST ? found : VYRE_LOCAL_LIST;
+}
+
+// Warp 0 of every block, after its thread 0 filled this block's slot of
+// the level tagged `tag`: wait until every block's is there and total them
+// (valid in every lane). Each poll loads all of a lane's slots at once, so
+// a poll is one round trip however many blocks there are. False when the
+// host aborted the launch.
+__device__ bool local_arrivals(const VyreArgs& a, const u64* slots, u64 tag, LocalTotals& out) {
+    const u32 lane = lane_id();
+    u32 polls = 0;
+    for (;;) {
+        u64 w[2 * VYRE_LOCAL_POLL];
+#pragma unroll
+        for (u32 k = 0; k < VYRE_LOCAL_POLL; ++k) {
+            const u32 b = lane + 32 * k;
+            w[2 * k] = w[2 * k + 1] = tag;
+            if (b < gridDim.x) {
+                w[2 * k] = load_relaxed_u64(slots + 2 * b);
+                w[2 * k + 1] = load_relaxed_u64(slots + 2 * b + 1);
+            }
+        }
+        bool arrived = true;
+#pragma unroll
+        for (u32 k = 0; k < 2 * VYRE_LOCAL_POLL; ++k)
+            arrived = arrived && (w[k] & ~VYRE_SLOT_COUNT_MASK) == tag;
+        if (__ballot_sync(VYRE_FULL_MASK, arrived) == VYRE_FULL_MASK) {
+            u64 found = 0, out_edges = 0, spilled = 0, before = 0;
+#pragma unroll
+            for (u32 k = 0; k < VYRE_LOCAL_POLL; ++k) {
+                const u64 f = w[2 * k] & VYRE_SLOT_COUNT_MASK;
+                const u64 kept = local_kept(f);
+                found += f;
+                out_edges += w[2 * k + 1] & VYRE_SLOT_COUNT_MASK;
+                spilled += f - kept;
+                if (lane + 32 * k < blockIdx.x) before += kept;
+            }
+            for (u32 o = 16; o > 0; o >>= 1) {
+                found += __shfl_xor_sync(VYRE_FULL_MASK, found, o);
+                out_edges += __shfl_xor_sync(VYRE_FULL_MASK, out_edges, o);
+                spilled += __shfl_xor_sync(VYRE_FULL_MASK, spilled, o);
+                before += __shfl_xor_sync(VYRE_FULL_MASK, before, o);
+            }
+            out = {found, out_edges, spilled, before};
+            return true;
+        }
+        const bool give_up = lane == 0 && abort_requested(a, polls);
+        if (__ballot_sync(VYRE_FULL_MASK, give_up) != 0) return false;
+        VYRE_SPIN_PAUSE();
+    }
+}
+
+// The launch's queues: level `run` reads `queue(a, run)` and appends to
+// `queue(a, run + 1)`. Taken from the arguments each time, so no register
+// holds them across a level.
+__device__ __forceinline__ u32* local_queue(const VyreArgs& a, u32 run) {
+    return (run & 1) ? a.queue_out : a.queue_in;
+}
+
+// This block's next list (shared memory), and how many vertices spilled into
+// the list's queue before the level started.
+struct LocalAppend {
+    u32* vertex;
+    u64* word;
+    u32* cursor;  // the list's count, spilled vertices included
+    u32 run;      // the level appending: list (run + 1) & 1
+    u32 spilled_before;
+};
+
+// Append `v` (row `word`) where `found`: to the list while it has room
+// (prefetching v's targets into this SM's L1, where this block loads them
+// next level), else to the queue and the work array's row words. All 32
+// lanes call it together.
+__device__ __forceinline__ void local_append(const VyreArgs& a, const LocalAppend& to, bool found,
+                                             u32 v, u64 word) {
+    const u32 mask = __ballot_sync(VYRE_FULL_MASK, found);
+    if (mask == 0) return;
+    const u32 at = warp_slot(mask, to.cursor);
+    const bool kept = found && at < VYRE_LOCAL_LIST;
+    if (kept) {
+        to.vertex[at] = v;
+        to.word[at] = word;
+        if ((word & 31) != 0) prefetch_l1(a.out_targets + (word >> 5));
+    }
+    const u32 spill = __ballot_sync(VYRE_FULL_MASK, found && !kept);
+    if (spill == 0) return;
+    const u32 list = (to.run + 1) & 1;
+    const u32 pos = warp_slot(spill, &a.control->next_len[list]) - to.spilled_before;
+    if (found && !kept) {
+        local_queue(a, to.run + 1)[pos] = v;
+        const FusedRows rows = {(u64*)a.work, a.vertex_count};
+        *rows.slot(list, pos) = word;
+    }
+}
+
+// Expand frontier vertex `u` (row `word`; nothing when !valid) for
+// `next_depth`: VYRE_LOCAL_ROUND of its edges at a time, their targets
+// loaded first, then their rows and claims together. All 32 lanes call it
+// together. (Written so that ptxas issues every row load and claim of a
+// round before it waits for one; predicating each edge's loads and claim
+// on its degree instead measured 30% slower on grids.)
+__device__ void local_expand(const VyreArgs& a, const LocalAppend& to, bool valid, u32 u, u64 word,
+                             u32 next_depth, u64& out_edges) {
+    const u64 start = word >> 5;
+    const u32 degree = valid ? (u32)(word & 31) : 0;
+    for (u32 e0 = 0; __ballot_sync(VYRE_FULL_MASK, e0 < degree) != 0; e0 += VYRE_LOCAL_ROUND) {
+        u32 v[VYRE_LOCAL_ROUND];
+        u64 row[VYRE_LOCAL_ROUND];
+        bool claimed[VYRE_LOCAL_ROUND];
+#pragma unroll
+        for (u32 j = 0; j < VYRE_LOCAL_ROUND; ++j)
+            v[j] = e0 + j < degree ? a.out_targets[start + e0 + j] : VYRE_UNREACHED;
+#pragma unroll
+        for (u32 j = 0; j < VYRE_LOCAL_ROUND; ++j) {
+            row[j] = 0;
+            if (v[j] != VYRE_UNREACHED) {
+                const u64 first = a.out_offsets[v[j]];
+                row[j] = first << 5 | (a.out_offsets[v[j] + 1] - first);
+            }
+        }
+        u32 old[VYRE_LOCAL_ROUND];
+#pragma unroll
+        for (u32 j = 0; j < VYRE_LOCAL_ROUND; ++j) {
+            old[j] = 0;
+            if (v[j] != VYRE_UNREACHED) old[j] = atomicCAS(&a.depth[v[j]], VYRE_UNREACHED, next_depth);
+        }
+#pragma unroll
+        for (u32 j = 0; j < VYRE_LOCAL_ROUND; ++j) claimed[j] = old[j] == VYRE_UNREACHED;
+#pragma unroll
+        for (u32 j = 0; j < VYRE_LOCAL_ROUND; ++j) {
+            if (claimed[j]) {
+                a.parent[v[j]] = u;
+                out_edges += row[j] & 31;
+            }
+            local_append(a, to, claimed[j], v[j], row[j]);
+        }
+    }
+}
+
+__device__ void fused_local(const VyreArgs& a) {
+    __shared__ u32 list_vertex[2][VYRE_LOCAL_LIST];
+    __shared__ u64 list_word[2][VYRE_LOCAL_LIST];
+    // Per list: this block's appends to it (its cursor) and their
+    // out-edges, in the level that fills it.
+    __shared__ u32 found[2];
+    __shared__ u64 found_edges[2];
+    __shared__ LocalTotals level_totals;
+    __shared__ u32 aborted;
+    const u32 width = blockDim.x;
+    const u32 t = threadIdx.x;
+    const u32 blocks = gridDim.x;
+    const FusedRows rows = {(u64*)a.work, a.vertex_count};
+    u32 len = load_volatile(&a.control->cur_len);
+    u64 examined = load_volatile(&a.control->cur_edges);
+    // This block's list, and the vertices every block shares out: the
+    // launch's frontier, then each level's spilled ones.
+    u32 kept = 0;
+    u32 pooled = len;
+    // Spills into each list before the running level (the list's cursor).
+    u32 spilled_before_0 = 0, spilled_before_1 = 0;
+    u32 run = 0;
+    LocalTotals total = {0, 0, 0, 0};
+    if (t < 2) {
+        found[t] = 0;
+        found_edges[t] = 0;
+    }
+    if (blocks > 1) {
+        // The slots hold whatever the work array held: each block clears its
+        // own before any block polls.
+        if (t < 4) local_slots(a, t >> 1)[2 * blockIdx.x + (t & 1)] = 0;
+        if (!grid_barrier(a)) return;
+    } else {
+        __syncthreads();
+    }
+    for (;;) {
+        const u32 cur = run & 1;
+        const u32 next = cur ^ 1;
+        const u32 level = a.level + run;
+        const LocalAppend to = {list_vertex[next], list_word[next], &found[next], run,
+                                next == 0 ? spilled_before_0 : spilled_before_1};
+        u64 out_edges = 0;
+        // This block's list first, then its share of the pooled vertices.
+        const u32 pool_from = (u32)share_start(pooled, blocks, blockIdx.x);
+        const u32 mine = kept + (u32)share_start(pooled, blocks, blockIdx.x + 1) - pool_from;
+        for (u32 base = 0; base < mine; base += width) {
+            const u32 i = base + t;
+            u32 u = 0;
+            u64 word = 0;
+            if (i < kept) {
+                u = list_vertex[cur][i];
+                word = list_word[cur][i];
+            } else if (i < mine) {
+                const u32 q = pool_from + (i - kept);
+                u = __ldcg(local_queue(a, run) + q);
+                if (run == 0) {
+                    // The launch's first frontier has no row words yet.
+                    const u64 start = a.out_offsets[u];
+                    word = start << 5 | (a.out_offsets[u + 1] - start);
+                } else {
+                    word = __ldcg(rows.slot(cur, q));
+                }
+            }
+            local_expand(a, to, i < mine, u, word, level + 1, out_edges);
+        }
+        for (u32 o = 16; o > 0; o >>= 1) out_edges += __shfl_xor_sync(VYRE_FULL_MASK, out_edges, o);
+        if (lane_id() == 0 && out_edges != 0) atomicAdd(&found_edges[next], out_edges);
+        // Every append and count of this block's level is in.
+        __syncthreads();
+        const u32 mine_found = found[next];
+        const u32 mine_kept = (u32)local_kept(mine_found);
+        if (blocks == 1) {
+            if (t == 0) {
+                level_totals = {mine_found, found_edges[next], mine_found - mine_kept, 0};
+                aborted = 0;
+            }
+        } else if (warp_in_block() != 0) {
+            // While warp 0 waits at the barrier, the others bring the rows
+            // and depths of the next level's targets towards this SM. Only
+            // where the wait is long enough to pay for it: measured on an
+            // H200, it took 9% off a level over about 90 blocks and added
+            // 4% over a few.
+            if (blocks >= VYRE_LOCAL_PREFETCH_BLOCKS) {
+                for (u32 i = t - 32; i < mine_kept; i += width - 32) {
+                    const u64 w = list_word[next][i];
+                    for (u32 e = 0; e < (u32)(w & 31); ++e) {
+                        const u32 v = a.out_targets[(w >> 5) + e];
+                        prefetch_l1(a.out_offsets + v);
+                        prefetch_l2(a.depth + v);
+                    }
+                }
+            }
+        } else {
+            u64* slots = local_slots(a, cur);
+            const u64 tag = local_tag(run);
+            if (t == 0) {
+                // Spilled vertices are read by other blocks.
+                if (mine_found > VYRE_LOCAL_LIST) __threadfence();
+                store_relaxed_u64(slots + 2 * blockIdx.x, tag | mine_found);
+                store_relaxed_u64(slots + 2 * blockIdx.x + 1,
+                                  tag | (found_edges[next] & VYRE_SLOT_COUNT_MASK));
+            }
+            LocalTotals seen;
+            const bool arrived = local_arrivals(a, slots, tag, seen);
+            if (arrived && seen.spilled != 0) fence_acquire();
+            if (t == 0) {
+                level_totals = seen;
+                aborted = !arrived;
+            }
+        }
+        // The list this block fills next level starts empty; its count was
+        // last read before the previous level's second barrier.
+        if (t == 0) {
+            found[cur] = 0;
+            found_edges[cur] = 0;
+        }
+        __syncthreads();
+        // An aborted launch leaves at once: the host reads nothing of it.
+        if (aborted) return;
+        total = level_totals;
+        if (blockIdx.x == 0 && t == 0)
+            fused_log_level(a, run, level, len, (u32)total.found, total.out_edges, examined);
+        const bool stop = fused_stops(a, run, (u32)total.found, total.out_edges);
+        ++run;
+        kept = mine_kept;
+        if (stop) break;
+        len = (u32)total.found;
+        examined = total.out_edges;
+        pooled = (u32)total.spilled;
+        (next == 0 ? spilled_before_0 : spilled_before_1) += (u32)total.spilled;
+        // level_totals is rewritten only after the next level's first
+        // __syncthreads, which every thread passes after reading it.
+    }
+    // The frontier to the queue: the spilled vertices are at its start, then
+    // each block's list in block order.
+    u32* queue = local_queue(a, run);
+    const u64 at = total.spilled + total.kept_before;
+    for (u32 i = t; i < kept; i += width) queue[at + i] = list_vertex[run & 1][i];
+    // Block 0's last record and every block's list precede fused_exit.
+    __syncthreads();
+    fused_exit(a, run, (u32)total.found, total.out_edges);
+}
