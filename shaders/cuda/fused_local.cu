@@ -20,7 +20,8 @@
 //   totals with it. Within a level only depth claims cross blocks, and they
 //   are atomics, so arriving needs no fence. A level's edges examined are
 //   the out-edges of its frontier: the totals of the level before (for the
-//   launch's first, cur_edges);
+//   launch's first, cur_edges). On wide launches the warps that wait
+//   prefetch the next level's rows and depths meanwhile;
 // - what a block finds beyond its list's capacity spills to the queue (its
 //   row word to the work array, as FusedRows) and is shared out evenly over
 //   all blocks in the next level, so a block whose frontier outgrows its
