@@ -17,6 +17,7 @@ use vyre_wgsl_abi::overrides::start_groups;
 use crate::batch::{BatchBuffers, check_bindable};
 use crate::device_graph::{AllocateRequest, DeviceGraph, allocate, check_layout};
 use crate::errors::{ErrorSink, wait_idle};
+use crate::host_writes::{HostWrites, UploadSlots};
 use crate::kernels::{Kernel, Kernels};
 use crate::open::{WgpuOpenRequest, open};
 use crate::readback::{read_words, read_words_at};
@@ -29,6 +30,7 @@ pub struct WgpuBackend {
     queue: wgpu::Queue,
     caps: DeviceCapabilities,
     kernels: Kernels,
+    slots: UploadSlots,
     errors: ErrorSink,
     binding_limit: u64,
     storage_buffers: u32,
@@ -68,11 +70,13 @@ impl WgpuBackend {
     /// device cannot be opened.
     pub fn open(request: &WgpuOpenRequest) -> Result<Self, BackendError> {
         let opened = open(request)?;
+        let slots = UploadSlots::new(&opened.device);
         Ok(Self {
             device: opened.device,
             queue: opened.queue,
             caps: opened.caps,
             kernels: opened.kernels,
+            slots,
             errors: opened.errors,
             binding_limit: opened.binding_limit,
             storage_buffers: opened.storage_buffers,
@@ -105,16 +109,20 @@ impl WgpuBackend {
         self.kernels.pipeline_count()
     }
 
-    /// Set every vertex unreached and, when `seed` holds, seed the sources
-    /// already written to queue 0 (`count` of them).
-    fn record_start(&mut self, count: u32, seed: bool) -> Result<(), BackendError> {
+    /// Set every vertex unreached and, when `sources` are given, write
+    /// them to queue 0 and seed them.
+    fn record_start(&mut self, sources: Option<&[u32]>) -> Result<(), BackendError> {
         let Some(graph) = self.graph.as_ref() else {
             return Err(not_uploaded());
         };
+        let count = sources.map_or(0, |s| u32::try_from(s.len()).unwrap_or(u32::MAX));
         let mut words = [0u32; COMMAND_WORDS];
         words[C_CUR_COUNT] = count;
-        self.queue
-            .write_buffer(&graph.control, 0, bytemuck::cast_slice(&words));
+        let mut writes = HostWrites::default();
+        writes.put(&graph.control, 0, &words);
+        if let Some(ids) = sources.filter(|s| !s.is_empty()) {
+            writes.put(&graph.queues[0], 0, ids);
+        }
         let n = graph.layout.vertex_count;
         let limit = self.caps.max_compute_workgroups_per_dimension;
         let reset_groups = start_groups(n, limit);
@@ -125,12 +133,12 @@ impl WgpuBackend {
         let seed_pipeline = self
             .kernels
             .pipeline(&self.device, Kernel::SeedSources, START_WIDTH);
-        let graph = self.graph.as_ref().ok_or_else(not_uploaded)?;
         let mut encoder = self
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("vyre search start"),
             });
+        let used = self.slots.record(&self.queue, &mut encoder, &writes);
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("vyre search start"),
@@ -141,12 +149,13 @@ impl WgpuBackend {
                 pass.set_pipeline(&reset);
                 pass.dispatch_workgroups(reset_groups, 1, 1);
             }
-            if seed && count > 0 {
+            if count > 0 {
                 pass.set_pipeline(&seed_pipeline);
                 pass.dispatch_workgroups(seed_groups, 1, 1);
             }
         }
         self.queue.submit([encoder.finish()]);
+        self.slots.submitted(used);
         Ok(())
     }
 
@@ -203,7 +212,7 @@ impl Backend for WgpuBackend {
             return Err(self.errors.explain(&error, "uploading the graph"));
         }
         self.graph = Some(graph?);
-        let started = self.record_start(0, false);
+        let started = self.record_start(None);
         let waited = wait_idle(&self.device, "uploading the graph");
         let checked = self.errors.check("uploading the graph");
         if let Err(error) = started.and(waited).and(checked) {
@@ -225,16 +234,15 @@ impl Backend for WgpuBackend {
     }
 
     /// Every buffer of the layout, exactly; the timestamp query set (two
-    /// 8-byte queries per level, not a buffer) is not counted.
+    /// 8-byte queries per level, not a buffer) and the backend's upload
+    /// slots (16 KiB of host-visible memory, kept across uploads) are not
+    /// counted.
     fn allocated_bytes(&self) -> u64 {
         self.graph.as_ref().map_or(0, |g| g.allocated) + self.batch.as_ref().map_or(0, |b| b.bytes)
     }
 
     fn begin_search(&mut self, sources: &SearchSources) -> Result<(), BackendError> {
-        let graph = self.graph.as_ref().ok_or_else(not_uploaded)?;
-        self.queue
-            .write_buffer(&graph.queues[0], 0, bytemuck::cast_slice(sources.ids()));
-        self.record_start(sources.len(), true)?;
+        self.record_start(Some(sources.ids()))?;
         self.errors.check("starting a search")
     }
 
@@ -321,6 +329,7 @@ impl WgpuBackend {
                 device: &self.device,
                 queue: &self.queue,
                 kernels: &mut self.kernels,
+                slots: &mut self.slots,
                 graph,
                 timestamp_period_ns: self.timestamp_period_ns,
             },

@@ -37,6 +37,7 @@ mod backend;
 mod batch;
 mod device_graph;
 mod errors;
+mod host_writes;
 mod kernels;
 #[cfg(test)]
 mod level_sizing_probe;

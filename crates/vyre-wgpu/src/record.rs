@@ -152,6 +152,14 @@ pub(crate) fn record(
         let records = 4 * u64::from(RECORD_BASE_WORDS);
         let bytes = readback_bytes(recipe.levels) - records;
         encoder.clear_buffer(&graph.history, records, Some(bytes));
+        // A fused launch's arrivals, piece counts and failure flags, or the
+        // first level's words, start at 0.
+        if recipe.fused() {
+            let status = 4 * FUSED_STATUS.start as u64;
+            encoder.clear_buffer(&graph.control, status, Some(STATUS_BYTES));
+        } else {
+            encoder.clear_buffer(&graph.level_words[first_set as usize], 0, None);
+        }
         if let Some(batch) = recipe.batch {
             let lanes = u64::from(recipe.levels) * LANE_COUNT_BYTES;
             encoder.clear_buffer(&batch.tallies, 0, Some(lanes));

@@ -13,12 +13,13 @@ use vyre_driver::megakernel_execution::MegakernelExecutionTopology as T;
 use vyre_wgsl_abi::batch::{
     LANE_COUNT_BYTES, lane_counts_read, lane_levels_in_staging, lane_readback_bytes,
 };
-use vyre_wgsl_abi::control::{ARGS_RESET, FUSED_STATUS, RECORD_BASE_WORDS};
+use vyre_wgsl_abi::control::{ARGS_RESET, RECORD_BASE_WORDS};
 use vyre_wgsl_abi::fused::{STATUS_BYTES, check_status};
 use vyre_wgsl_abi::{CommandPlan, FUSED_WIDTH, levels_run, readback_bytes};
 
 use crate::batch::BatchBuffers;
 use crate::device_graph::DeviceGraph;
+use crate::host_writes::{HostWrites, UploadSlots};
 use crate::kernels::{Kernel, Kernels};
 use crate::readback::{read_staging, read_words_at, words_of};
 use crate::record::{CommandRecipe, Conversion, Dispatch, record, segments};
@@ -29,6 +30,7 @@ pub(crate) struct WaveContext<'a> {
     pub device: &'a wgpu::Device,
     pub queue: &'a wgpu::Queue,
     pub kernels: &'a mut Kernels,
+    pub slots: &'a mut UploadSlots,
     pub graph: &'a DeviceGraph,
     pub timestamp_period_ns: f64,
 }
@@ -55,6 +57,7 @@ pub(crate) fn run(
         device,
         queue,
         kernels,
+        slots,
         graph,
         timestamp_period_ns,
     } = cx;
@@ -91,24 +94,12 @@ pub(crate) fn run(
     let first_steps = plan.first.into_iter().map(&mut dispatch).collect();
     let later_steps = plan.later.into_iter().map(&mut dispatch).collect();
     let words = plan.words;
-    queue.write_buffer(&graph.control, 0, bytemuck::cast_slice(&words));
-    let first_set = position.buffer_of_level(0, true) as usize;
-    if fused {
-        // Arrivals, piece counts and the failure flags start at 0.
-        let status = [0u32; FUSED_STATUS.end - FUSED_STATUS.start];
-        let at = 4 * FUSED_STATUS.start as u64;
-        queue.write_buffer(&graph.control, at, bytemuck::cast_slice(&status));
-    } else {
-        queue.write_buffer(
-            &graph.level_words[first_set],
-            0,
-            bytemuck::cast_slice(&[0u32; 4]),
-        );
-    }
+    let mut writes = HostWrites::default();
+    writes.put(&graph.control, 0, &words);
     // Only later levels of a chain are dispatched from the arguments.
     if levels > 1 && !fused {
         for args in &graph.dispatch_args {
-            queue.write_buffer(args, 0, bytemuck::cast_slice(&ARGS_RESET));
+            writes.put(args, 0, &ARGS_RESET);
         }
     }
     let timed = graph.query_set.is_some();
@@ -142,12 +133,16 @@ pub(crate) fn run(
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("vyre wave"),
         });
+        let used = (range.start == 0).then(|| slots.record(queue, &mut encoder, &writes));
         timing.dispatches += record(&mut encoder, &recipe, range);
         let commands = encoder.finish();
         let submitting = Instant::now();
         timing.encode_ns += nanos(submitting - encode_from);
         start.get_or_insert(submitting);
         queue.submit([commands]);
+        if let Some(used) = used {
+            slots.submitted(used);
+        }
         encode_from = Instant::now();
         timing.submit_ns += nanos(encode_from - submitting);
     }
