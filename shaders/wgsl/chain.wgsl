@@ -35,19 +35,23 @@
 // frontier's out-edges are within the band (C_BAND_MAX); otherwise the chain
 // stops and the host knows it from the records by the same rule.
 
-// Set by begin_level for every invocation: the running level's index and
-// the history word of its record.
+// Set by begin_level for every invocation: the running level's index, the
+// history word of its record, the depth it discovers, and the command words
+// its counters size the next grid by (C_SLOT_KIND, C_VERTEX_COUNT,
+// C_EDGES_PER_LANE, C_MAX_WORKGROUPS), so that adding a count waits for one
+// atomic and not for control words read after it.
 var<private> p_level: u32;
 var<private> p_record: u32;
+var<private> p_depth: u32;
+var<private> p_sizing: vec4<u32>;
 
 var<workgroup> l_index: u32;
 var<workgroup> l_count: u32;
 var<workgroup> l_edges: u32;
 var<workgroup> l_runs: u32;
-
-fn record_word(k: u32) -> u32 {
-    return ctl(C_RECORD_BASE) + 4u * k;
-}
+var<workgroup> l_record_base: u32;
+var<workgroup> l_depth: u32;
+var<workgroup> l_sizing: vec4<u32>;
 
 // First word of level k's entry in its arguments buffer.
 fn args_entry(k: u32) -> u32 {
@@ -56,14 +60,14 @@ fn args_entry(k: u32) -> u32 {
 
 // Level k's bookkeeping for the levels after it, by one invocation of each
 // of its dispatches (the values are the same each time).
-fn open_next(k: u32, nwg: vec3<u32>) {
+fn open_next(k: u32, record_base: u32, nwg: vec3<u32>) {
     atomicStore(&next_level[L_INDEX], k + 1u);
     atomicStore(&next_level[L_PIECES], 0u);
     let reset = args_entry(k + 3u);
     atomicStore(&next_args[reset], 1u);
     atomicStore(&next_args[reset + 1u], 1u);
     atomicStore(&next_args[reset + 2u], 1u);
-    atomicStore(&history[record_word(k) + R_GRID], group_total(nwg));
+    atomicStore(&history[record_base + 4u * k + R_GRID], group_total(nwg));
 }
 
 // Start of every level kernel, from every invocation: whether the level
@@ -71,27 +75,43 @@ fn open_next(k: u32, nwg: vec3<u32>) {
 // or what the level before it found.
 fn begin_level(lid: u32, wid: vec3<u32>, nwg: vec3<u32>) -> bool {
     if lid == 0u {
+        // Every control word first, then the record that waits for k.
         let k = atomicLoad(&this_level[L_INDEX]);
+        let record_base = ctl(C_RECORD_BASE);
+        let level = ctl(C_LEVEL);
+        let stopped = ctl(C_STOPPED);
+        let band_max = ctl(C_BAND_MAX);
         var count = ctl(C_CUR_COUNT);
         var edges = ctl(C_CUR_EDGES);
+        l_sizing = vec4(
+            ctl(C_SLOT_KIND),
+            ctl(C_VERTEX_COUNT),
+            ctl(C_EDGES_PER_LANE),
+            ctl(C_MAX_WORKGROUPS),
+        );
         if k > 0u {
-            count = atomicLoad(&history[record_word(k - 1u) + R_FOUND]);
-            edges = atomicLoad(&history[record_word(k - 1u) + R_EDGES]);
+            let before = record_base + 4u * (k - 1u);
+            count = atomicLoad(&history[before + R_FOUND]);
+            edges = atomicLoad(&history[before + R_EDGES]);
         }
-        let stop = ctl(C_STOPPED) != 0u || count == 0u || (k > 0u && edges > ctl(C_BAND_MAX));
+        let stop = stopped != 0u || count == 0u || (k > 0u && edges > band_max);
         if stop {
             atomicStore(&control[C_STOPPED], 1u);
         } else if group_index(wid, nwg) == 0u {
-            open_next(k, nwg);
+            open_next(k, record_base, nwg);
         }
         l_index = k;
         l_count = count;
         l_edges = edges;
+        l_record_base = record_base;
+        l_depth = level + k + 1u;
         l_runs = select(1u, 0u, stop);
     }
     let runs = workgroupUniformLoad(&l_runs) != 0u;
     p_level = l_index;
-    p_record = record_word(p_level);
+    p_record = l_record_base + 4u * p_level;
+    p_depth = l_depth;
+    p_sizing = l_sizing;
     return runs;
 }
 
@@ -111,11 +131,11 @@ fn level_edges() -> u32 {
 
 // Depth of the vertices the running level discovers.
 fn discovery_depth() -> u32 {
-    return ctl(C_LEVEL) + p_level + 1u;
+    return p_depth;
 }
 
 fn grow_next_grid(lanes: u32) {
-    let groups = groups_for_lanes(lanes, WG, ctl(C_MAX_WORKGROUPS));
+    let groups = groups_for_lanes(lanes, WG, p_sizing.w);
     atomicMax(&next_args[args_entry(p_level + 1u)], groups);
 }
 
@@ -133,11 +153,11 @@ fn sized_total(before: u32, part: u32) -> u32 {
 fn add_found(n: u32) -> u32 {
     let before = atomicAdd(&history[p_record + R_FOUND], n);
     let count = sized_total(before, n);
-    grow_next_grid(lanes_by_vertices(ctl(C_SLOT_KIND), count, ctl(C_VERTEX_COUNT)));
+    grow_next_grid(lanes_by_vertices(p_sizing.x, count, p_sizing.y));
     return before;
 }
 
 fn add_out_edges(n: u32) {
     let before = atomicAdd(&history[p_record + R_EDGES], n);
-    grow_next_grid(lanes_by_edges(sized_total(before, n), ctl(C_EDGES_PER_LANE)));
+    grow_next_grid(lanes_by_edges(sized_total(before, n), p_sizing.z));
 }
