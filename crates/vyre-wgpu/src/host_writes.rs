@@ -21,14 +21,14 @@ const SLOTS: usize = 4;
 
 /// Bytes of one slot: a command's words and dispatch arguments, or a
 /// search's words and up to 1,000 sources.
-pub(crate) const SLOT_BYTES: u64 = 4096;
+const SLOT_BYTES: u64 = 4096;
 
-/// A slot's state, shared with its map callback.
+/// A slot's state, shared with its map callback: mapped and free, read by
+/// a submission (until it maps again), or never used again (mapping failed:
+/// the device was lost).
 const MAPPED: u8 = 0;
-const IN_USE: u8 = 1;
-const MAPPING: u8 = 2;
-/// Mapping failed (the device was lost): never used again.
-const FAILED: u8 = 3;
+const BUSY: u8 = 1;
+const FAILED: u8 = 2;
 
 /// Words bound for device buffers, gathered before one submission.
 #[derive(Default)]
@@ -44,6 +44,14 @@ impl<'b> HostWrites<'b> {
         let start = self.data.len();
         self.data.extend_from_slice(bytemuck::cast_slice(words));
         self.targets.push((target, offset, start..self.data.len()));
+    }
+
+    /// Write everything through `queue.write_buffer`.
+    fn through_queue(&self, queue: &wgpu::Queue) -> SlotInUse {
+        for (target, offset, bytes) in &self.targets {
+            queue.write_buffer(target, *offset, &self.data[bytes.clone()]);
+        }
+        SlotInUse(None)
     }
 }
 
@@ -93,10 +101,7 @@ impl UploadSlots {
             .iter()
             .position(|s| s.state.load(Ordering::Acquire) == MAPPED);
         let (Some(index), true) = (free, fits) else {
-            for (target, offset, bytes) in &writes.targets {
-                queue.write_buffer(target, *offset, &writes.data[bytes.clone()]);
-            }
-            return SlotInUse(None);
+            return writes.through_queue(queue);
         };
         let slot = &self.slots[index];
         let len = writes.data.len() as u64;
@@ -104,15 +109,12 @@ impl UploadSlots {
             // A slot maps whole, so its range is always there; a failure
             // here would be a bug, and the fallback keeps the data right.
             let Ok(mut view) = slot.buffer.get_mapped_range_mut(0..len) else {
-                for (target, offset, bytes) in &writes.targets {
-                    queue.write_buffer(target, *offset, &writes.data[bytes.clone()]);
-                }
-                return SlotInUse(None);
+                return writes.through_queue(queue);
             };
             view.copy_from_slice(&writes.data);
         }
         slot.buffer.unmap();
-        slot.state.store(IN_USE, Ordering::Release);
+        slot.state.store(BUSY, Ordering::Release);
         for (target, offset, bytes) in &writes.targets {
             let size = (bytes.end - bytes.start) as u64;
             encoder.copy_buffer_to_buffer(&slot.buffer, bytes.start as u64, target, *offset, size);
@@ -125,7 +127,6 @@ impl UploadSlots {
     pub(crate) fn submitted(&mut self, used: SlotInUse) {
         let Some(index) = used.0 else { return };
         let slot = &self.slots[index];
-        slot.state.store(MAPPING, Ordering::Release);
         let state = Arc::clone(&slot.state);
         slot.buffer
             .map_async(wgpu::MapMode::Write, 0..SLOT_BYTES, move |result| {
@@ -148,23 +149,8 @@ impl UploadSlots {
 mod tests {
     use super::*;
     use crate::errors::wait_idle;
-    use crate::open::{WgpuOpenRequest, open};
+    use crate::open::open_for_tests;
     use crate::readback::read_words;
-
-    /// The opened device, or `None` (with the reason printed) where there is
-    /// no adapter and the environment does not require one.
-    fn device() -> Option<(wgpu::Device, wgpu::Queue)> {
-        match open(&WgpuOpenRequest::default()) {
-            Ok(opened) => Some((opened.device, opened.queue)),
-            Err(error) => {
-                let required = std::env::var("VYRE_REQUIRE_BACKENDS")
-                    .is_ok_and(|list| list.split(',').any(|b| b.trim() == "wgpu"));
-                assert!(!required, "VYRE_REQUIRE_BACKENDS has wgpu but: {error}");
-                println!("skipped: no wgpu adapter ({error})");
-                None
-            }
-        }
-    }
 
     fn buffer(device: &wgpu::Device, words: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
         device.create_buffer(&wgpu::BufferDescriptor {
@@ -192,9 +178,10 @@ mod tests {
 
     #[test]
     fn writes_land_through_slots_and_through_the_fallback() {
-        let Some((device, queue)) = device() else {
+        let Some(opened) = open_for_tests() else {
             return;
         };
+        let (device, queue) = (opened.device, opened.queue);
         let usage = wgpu::BufferUsages::STORAGE
             | wgpu::BufferUsages::COPY_SRC
             | wgpu::BufferUsages::COPY_DST;

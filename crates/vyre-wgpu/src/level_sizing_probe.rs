@@ -12,7 +12,7 @@ use vyre_wgsl_abi::control::slot_kind;
 use vyre_wgsl_abi::kernels::{PER_WAVE_PRELUDE, source_file};
 
 use crate::errors::wait_idle;
-use crate::open::{WgpuOpenRequest, open};
+use crate::open::open_for_tests;
 
 const PROBE: &str = include_str!("../../../shaders/wgsl/level_sizing_probe.wgsl");
 
@@ -147,15 +147,8 @@ fn device_grids(device: &wgpu::Device, queue: &wgpu::Queue, cases: &[Case]) -> V
 
 #[test]
 fn the_device_sizes_later_levels_by_the_engines_rule() {
-    let opened = match open(&WgpuOpenRequest::default()) {
-        Ok(opened) => opened,
-        Err(error) => {
-            let required = std::env::var("VYRE_REQUIRE_BACKENDS")
-                .is_ok_and(|list| list.split(',').any(|b| b.trim() == "wgpu"));
-            assert!(!required, "VYRE_REQUIRE_BACKENDS has wgpu but: {error}");
-            println!("skipped: no wgpu adapter ({error})");
-            return;
-        }
+    let Some(opened) = open_for_tests() else {
+        return;
     };
     let cases = cases();
     assert!(cases.len() > 500_000);

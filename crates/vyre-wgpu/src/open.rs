@@ -261,3 +261,19 @@ fn calibrate(
     samples.sort_by(f64::total_cmp);
     Ok(samples[samples.len() / 2])
 }
+
+/// The default adapter for a unit test, or `None` (with the reason printed)
+/// where there is none and `VYRE_REQUIRE_BACKENDS` does not list wgpu.
+#[cfg(test)]
+pub(crate) fn open_for_tests() -> Option<OpenedDevice> {
+    match open(&WgpuOpenRequest::default()) {
+        Ok(opened) => Some(opened),
+        Err(error) => {
+            let required = std::env::var("VYRE_REQUIRE_BACKENDS")
+                .is_ok_and(|list| list.split(',').any(|b| b.trim() == "wgpu"));
+            assert!(!required, "VYRE_REQUIRE_BACKENDS has wgpu but: {error}");
+            println!("skipped: no wgpu adapter ({error})");
+            None
+        }
+    }
+}
