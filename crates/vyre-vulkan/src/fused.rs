@@ -114,7 +114,7 @@ pub(crate) fn run(cx: WaveContext<'_>, command: &CheckedCommand) -> Result<Outco
     check_status(&status, command.launch.workgroups())?;
     let run = levels_read(resident, command, shape.levels)?;
     let device_ns = match &resident.timestamps {
-        Some(t) => Some(t.level_ns(1)?.iter().sum()),
+        Some(t) => Some(t.command_ns()?),
         None => None,
     };
     Ok(Outcome {

@@ -159,7 +159,7 @@ pub(crate) fn allocate(
     let timestamps = gpu
         .facts
         .timestamp_period_ns
-        .map(|period| Timestamps::new(&gpu.device, layout.max_levels_per_command, period))
+        .map(|period| Timestamps::new(&gpu.device, period))
         .transpose()?;
     let in_per = layout
         .in_edges

@@ -278,20 +278,19 @@ pub(crate) fn run(
         None => Vec::new(),
     };
     let mut levels = run.levels;
-    let level_ns = match &resident.timestamps {
-        Some(t) => Some(t.level_ns(levels.len() as u32)?),
+    let device_ns = match &resident.timestamps {
+        Some(t) => Some(t.command_ns()?),
         None => None,
     };
-    if let Some(ns) = &level_ns {
-        for (level, &ns) in levels.iter_mut().zip(ns) {
-            level.device_ns = Some(ns);
-        }
+    // Chained levels are timed together, not one by one.
+    if let ([only], 1) = (levels.as_mut_slice(), shape.levels) {
+        only.device_ns = device_ns;
     }
     Ok(Outcome {
         report: WaveReport {
             levels,
             wall_ns: phases.wall_ns(),
-            device_ns: level_ns.map(|ns| ns.iter().sum()),
+            device_ns,
             readback_bytes: readback,
         },
         timing: phases.timing(fresh, shape.levels),

@@ -8,7 +8,7 @@
 use ash::vk;
 use vyre_driver::backend::BackendError;
 
-use super::timestamps::Timestamps;
+use super::timestamps::{QUERIES, Timestamps};
 use crate::barrier::{Access, COMPUTE, barrier};
 use crate::error::vk_error;
 use crate::gpu::Gpu;
@@ -30,8 +30,6 @@ pub(crate) struct Recorded {
     device: ash::Device,
     pool: vk::CommandPool,
     pub command: vk::CommandBuffer,
-    /// Levels recorded (and timed, when timestamps were given).
-    pub levels: u32,
 }
 
 impl Drop for Recorded {
@@ -47,7 +45,7 @@ impl Drop for Recorded {
 const NEXT_DISPATCH: [Access; 2] = [COMPUTE, crate::barrier::INDIRECT];
 
 /// Record `levels` (each a list of dispatches) with a barrier after every
-/// dispatch, a timestamp before the first level and after each one when
+/// dispatch, a timestamp before the first level and one after the last when
 /// `timestamps` is given, and `prologue`/`epilogue` commands around them
 /// (resets, copies).
 pub(crate) fn record_chain(
@@ -59,21 +57,11 @@ pub(crate) fn record_chain(
 ) -> Result<Recorded, BackendError> {
     let device = &gpu.device;
     let doing = "recording a chain of levels";
-    if let Some(t) = timestamps
-        && levels.len() > t.levels() as usize
-    {
-        return Err(BackendError::new(format!(
-            "a chain of {} levels cannot be timed by a pool for {}. Fix: size the timestamp pool for the longest chain (DeviceLayout::max_levels_per_command).",
-            levels.len(),
-            t.levels()
-        )));
-    }
     let command = allocate_command(gpu, doing)?;
     let recorded = Recorded {
         device: device.clone(),
         pool: gpu.pool,
         command,
-        levels: u32::try_from(levels.len()).unwrap_or(u32::MAX),
     };
     // SAFETY: a fresh command buffer; every handle recorded below belongs
     // to this device and outlives the recording (the cache drops
@@ -84,10 +72,10 @@ pub(crate) fn record_chain(
             .map_err(|e| vk_error(e, doing))?;
         prologue(command);
         if let Some(t) = timestamps {
-            device.cmd_reset_query_pool(command, t.pool, 0, recorded.levels + 1);
+            device.cmd_reset_query_pool(command, t.pool, 0, QUERIES);
             device.cmd_write_timestamp(command, vk::PipelineStageFlags::BOTTOM_OF_PIPE, t.pool, 0);
         }
-        for (level, steps) in (1u32..).zip(levels) {
+        for steps in levels {
             for step in steps {
                 device.cmd_bind_pipeline(
                     command,
@@ -105,14 +93,9 @@ pub(crate) fn record_chain(
                 device.cmd_dispatch_indirect(command, step.args.0, step.args.1);
                 barrier(device, command, COMPUTE, &NEXT_DISPATCH);
             }
-            if let Some(t) = timestamps {
-                device.cmd_write_timestamp(
-                    command,
-                    vk::PipelineStageFlags::BOTTOM_OF_PIPE,
-                    t.pool,
-                    level,
-                );
-            }
+        }
+        if let Some(t) = timestamps {
+            device.cmd_write_timestamp(command, vk::PipelineStageFlags::BOTTOM_OF_PIPE, t.pool, 1);
         }
         epilogue(command);
         device
