@@ -224,8 +224,14 @@ impl SearchTelemetry {
             let work = (device_ns - self.last_fixed_ns).max(0.0);
             self.overhead_per_level_ns = report.wall_ns as f64 - work;
         } else {
+            // What one of these levels would pay alone: the command's own
+            // cost beyond its device time, which the calibrated launch
+            // overhead (an empty command's round trip) can understate.
             self.last_fixed_ns = 0.0;
-            self.overhead_per_level_ns = overhead;
+            let beyond_device = report
+                .device_ns
+                .map_or(0.0, |ns| report.wall_ns.saturating_sub(ns) as f64);
+            self.overhead_per_level_ns = overhead.max(beyond_device);
         }
     }
 }
@@ -348,16 +354,30 @@ mod pressure_tests {
     }
 
     #[test]
-    fn multi_level_commands_charge_the_calibrated_overhead_per_level() {
+    fn multi_level_commands_charge_what_one_level_would_pay_alone() {
         let mut t = SearchTelemetry::start(1000, 4000, at(1, 4));
+        // 20 us of wall, 8 us on the device: the command cost 12 us beyond
+        // its device time, more than the calibrated 4.5 us, so a level run
+        // alone would pay 12.
         t.observe(
             SPARSE,
             &report(&[(2, 8), (3, 8), (3, 8), (2, 8)], 20_000, 8_000),
             4_500.0,
         );
         assert_eq!(t.dispatch_cost_ns(), 2_000.0);
-        assert!((t.fusion_pressure() - 4_500.0 / 6_500.0).abs() < 1e-12);
+        assert!((t.fusion_pressure() - 12_000.0 / 14_000.0).abs() < 1e-12);
         assert_eq!(t.position.frontier_len, 2);
         assert_eq!((t.position.level, t.position.buffer), (4, 0));
+        // A command that cost less beyond its device time than the
+        // calibrated overhead is charged the calibration.
+        t.observe(SPARSE, &report(&[(2, 8), (2, 8)], 10_000, 8_000), 4_500.0);
+        assert_eq!(t.dispatch_cost_ns(), 4_000.0);
+        assert!((t.fusion_pressure() - 4_500.0 / 8_500.0).abs() < 1e-12);
+        // Without device time the wall is all there is: the calibration.
+        let mut untimed = report(&[(2, 8), (2, 8)], 30_000, 0);
+        untimed.device_ns = None;
+        t.observe(SPARSE, &untimed, 4_500.0);
+        assert_eq!(t.dispatch_cost_ns(), 15_000.0);
+        assert!((t.fusion_pressure() - 4_500.0 / 19_500.0).abs() < 1e-12);
     }
 }

@@ -4,9 +4,9 @@
 //! *chaining*: recording several levels in one submission, each sized on the
 //! device by the previous one, with one readback at the end. The engine
 //! chains queue-form topologies when the last level spent most of its time on
-//! launch and readback (the policy's own fusion thresholds: fusion pressure
-//! at least `FUSION_PRESSURE` and launch overhead at least
-//! `LAUNCH_PRESSURE_BPS` of the dispatch cost),
+//! launch and readback (fusion pressure at least [`CHAIN_PRESSURE`], and
+//! launch overhead at least the policy's `LAUNCH_PRESSURE_BPS` of the
+//! dispatch cost),
 //! doubling the chain up to [`MAX_CHAIN_LEVELS`] while that holds, from the
 //! levels the last command actually ran (a chain that stopped early is not
 //! doubled, so levels recorded past a stop stay few). Two more places get
@@ -26,8 +26,8 @@
 use vyre_driver::backend::{FrontierForm, frontier_form_of};
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
 use vyre_driver::megakernel_execution::thresholds::{
-    DENSE_DENSITY, FUSION_PRESSURE, HYBRID_HOLD_UNDER_DENSE_DENSITY, LAUNCH_PRESSURE_BPS,
-    SPARSE_HOLD_DENSITY, WARP_SPARSE_HOLD_DENSITY,
+    DENSE_DENSITY, HYBRID_HOLD_UNDER_DENSE_DENSITY, LAUNCH_PRESSURE_BPS, SPARSE_HOLD_DENSITY,
+    WARP_SPARSE_HOLD_DENSITY,
 };
 
 use crate::engine::ChainMode;
@@ -50,6 +50,15 @@ pub const TAIL_SHRINK: f64 = 16.0;
 
 /// Launch overhead, as a share of the dispatch cost, from which a chain pays.
 const CHAIN_LAUNCH_OVERHEAD_SHARE: f64 = LAUNCH_PRESSURE_BPS as f64 / 10_000.0;
+
+/// Share of a level's time spent on launch and readback from which its
+/// command is chained: most of it. Lower than the policy's
+/// `FUSION_PRESSURE`, which switches topology: a chained level adds one
+/// dispatch behind a barrier (about 1.7 µs on the H200's Vulkan driver)
+/// where a command of its own costs tens of µs, and at 0.7 the Vulkan
+/// backend's sparse levels on a grid chained in one run and not in the next
+/// (docs/BENCHMARKS.md).
+pub const CHAIN_PRESSURE: f64 = 0.5;
 
 /// Upper density edge of the band each topology is chosen for: the density
 /// up to which the policy's hysteresis holds it.
@@ -96,7 +105,7 @@ impl ChainLength {
             ChainMode::Levels(n) => n.clamp(1, MAX_CHAIN_LEVELS),
             ChainMode::Auto => {
                 let cost = telemetry.dispatch_cost_ns();
-                let overhead_dominates = telemetry.fusion_pressure() >= FUSION_PRESSURE
+                let overhead_dominates = telemetry.fusion_pressure() >= CHAIN_PRESSURE
                     && cost > 0.0
                     && launch_overhead_ns / cost >= CHAIN_LAUNCH_OVERHEAD_SHARE;
                 let short = telemetry.is_blind() || telemetry.shrink() >= TAIL_SHRINK;
@@ -232,6 +241,17 @@ mod tests {
             chains.levels(ChainMode::Off, WARP_SPARSE, &blind, 9_000.0),
             1
         );
+    }
+
+    #[test]
+    fn a_level_mostly_spent_on_launch_and_readback_is_chained() {
+        // 40 us of wall, 25 on the device, 9 of it the launch's fixed cost:
+        // 16 us of work against 24 of overhead (a share of 0.6).
+        let mut t = SearchTelemetry::start(1 << 20, 1 << 22, at(1, 1_000));
+        observe_level(&mut t, 1_000, 1_000, 40_000, 25_000);
+        assert!((t.fusion_pressure() - 0.6).abs() < 1e-12);
+        let mut chains = ChainLength::new();
+        assert_eq!(chains.levels(ChainMode::Auto, WARP_SPARSE, &t, 9_000.0), 2);
     }
 
     #[test]
