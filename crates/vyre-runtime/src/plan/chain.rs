@@ -54,10 +54,10 @@ const CHAIN_LAUNCH_OVERHEAD_SHARE: f64 = LAUNCH_PRESSURE_BPS as f64 / 10_000.0;
 /// Share of a level's time spent on launch and readback from which its
 /// command is chained: most of it. Lower than the policy's
 /// `FUSION_PRESSURE`, which switches topology: a chained level adds one
-/// dispatch behind a barrier (about 1.7 µs on the H200's Vulkan driver)
-/// where a command of its own costs tens of µs, and at 0.7 the Vulkan
-/// backend's sparse levels on a grid chained in one run and not in the next
-/// (docs/BENCHMARKS.md).
+/// dispatch behind a barrier (under 2 µs measured) where a command of its
+/// own costs tens of µs, and at 0.7 sparse levels on a grid, near that
+/// line, chained in one run and not in the next (docs/BENCHMARKS.md has
+/// the measurements).
 pub const CHAIN_PRESSURE: f64 = 0.5;
 
 /// Upper density edge of the band each topology is chosen for: the density
