@@ -16,7 +16,7 @@ use vyre_wgsl_abi::{CommandPlan, FUSED_WIDTH, Kernel, readback_bytes};
 
 use crate::gpu::Gpu;
 use crate::host_words::{abort, read, status_at, write_command};
-use crate::record::{ChainShape, Step};
+use crate::record::{ChainShape, Step, Timestamps};
 use crate::submit::{Waited, gave_up, submit_with_fence, wait_for};
 use crate::timing::Phases;
 use crate::wave::{
@@ -113,10 +113,11 @@ pub(crate) fn run(cx: WaveContext<'_>, command: &CheckedCommand) -> Result<Outco
     }
     check_status(&status, command.launch.workgroups())?;
     let run = levels_read(resident, command, shape.levels)?;
-    let device_ns = match &resident.timestamps {
-        Some(t) => Some(t.command_ns()?),
-        None => None,
-    };
+    let device_ns = resident
+        .timestamps
+        .as_ref()
+        .map(Timestamps::command_ns)
+        .transpose()?;
     Ok(Outcome {
         report: WaveReport {
             levels: run.levels,

@@ -27,7 +27,7 @@ use crate::host_words::{
     CONTROL_BYTES, CONVERSION_GRID_AT, GRID_AT, GRID_BYTES, STATUS_BYTES, status_at, write_command,
 };
 use crate::kernels::Kernels;
-use crate::record::{ChainShape, CommandCache, Recorded, Step, record_chain};
+use crate::record::{ChainShape, CommandCache, Recorded, Step, Timestamps, record_chain};
 use crate::resident::Resident;
 use crate::submit::{submit_with_fence, wait_fence};
 use crate::timing::{HostTiming, Phases};
@@ -262,7 +262,13 @@ pub(crate) fn run(
         "running a chain of levels",
     )?;
     phases.done();
-    let run = levels_read(resident, command, shape.levels)?;
+    let device_ns = resident
+        .timestamps
+        .as_ref()
+        .map(Timestamps::command_ns)
+        .transpose()?;
+    let mut run = levels_read(resident, command, shape.levels)?;
+    run.time_a_lone_level(command, device_ns);
     let mut readback = readback_bytes(shape.levels);
     let lanes = match batch {
         Some(batch) => {
@@ -277,18 +283,9 @@ pub(crate) fn run(
         }
         None => Vec::new(),
     };
-    let mut levels = run.levels;
-    let device_ns = match &resident.timestamps {
-        Some(t) => Some(t.command_ns()?),
-        None => None,
-    };
-    // Chained levels are timed together, not one by one.
-    if let ([only], 1) = (levels.as_mut_slice(), shape.levels) {
-        only.device_ns = device_ns;
-    }
     Ok(Outcome {
         report: WaveReport {
-            levels,
+            levels: run.levels,
             wall_ns: phases.wall_ns(),
             device_ns,
             readback_bytes: readback,

@@ -165,7 +165,8 @@ pub(crate) fn run(
         let end = u64::from(stamps[2]) | (u64::from(stamps[3]) << 32);
         (end.saturating_sub(begin) as f64 * timestamp_period_ns) as u64
     });
-    let run = levels_run(command, records)?;
+    let mut run = levels_run(command, records)?;
+    run.time_a_lone_level(command, device_ns);
     let ran = run.levels.len() as u32;
     let (lanes, lane_bytes) = match batch {
         Some(batch) => (
@@ -176,13 +177,8 @@ pub(crate) fn run(
         ),
         None => (Vec::new(), 0),
     };
-    let mut levels = run.levels;
-    // Chained levels are timed together, not one by one.
-    if let ([only], 1) = (levels.as_mut_slice(), command.max_levels) {
-        only.device_ns = device_ns;
-    }
     let report = WaveReport {
-        levels,
+        levels: run.levels,
         wall_ns,
         device_ns,
         readback_bytes: readback_bytes + status_bytes + lane_bytes,

@@ -32,6 +32,17 @@ pub struct LevelsRun {
     pub grids: Vec<u32>,
 }
 
+impl LevelsRun {
+    /// Give a one-level command's device time, `device_ns`, to its level:
+    /// the device timed that level alone. Chained levels are timed together,
+    /// so theirs stay `None`.
+    pub fn time_a_lone_level(&mut self, command: &WaveCommand, device_ns: Option<u64>) {
+        if let ([only], 1) = (self.levels.as_mut_slice(), command.max_levels) {
+            only.device_ns = device_ns;
+        }
+    }
+}
+
 /// The levels `records` (the words after [`RECORD_BASE_WORDS`], one record
 /// of [`RECORD_WORDS`] per level recorded) say ran: the first always; each
 /// later one while the level before it found vertices whose out-edges are
@@ -118,6 +129,25 @@ mod tests {
         let banded = levels_run(&command(40), &records).unwrap();
         assert_eq!(banded.levels.len(), 2);
         assert_eq!(readback_bytes(4), 16 + 64);
+    }
+
+    #[test]
+    fn only_a_one_level_command_times_its_level() {
+        let records = [4, 20, 9, 1, 0, 0, 20, 2];
+        let mut chained = levels_run(&command(u64::MAX), &records).unwrap();
+        chained.time_a_lone_level(&command(u64::MAX), Some(700));
+        assert!(chained.levels.iter().all(|l| l.device_ns.is_none()));
+        // A chain that stopped after one of its levels is still a chain.
+        let mut stopped = levels_run(&command(u64::MAX), &records[..4]).unwrap();
+        stopped.time_a_lone_level(&command(u64::MAX), Some(700));
+        assert_eq!(stopped.levels[0].device_ns, None);
+        let one = WaveCommand {
+            max_levels: 1,
+            ..command(u64::MAX)
+        };
+        let mut alone = levels_run(&one, &records[..4]).unwrap();
+        alone.time_a_lone_level(&one, Some(700));
+        assert_eq!(alone.levels[0].device_ns, Some(700));
     }
 
     #[test]
