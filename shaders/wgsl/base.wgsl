@@ -31,15 +31,11 @@ override WG: u32 = 64u;
 // - MID_ROUNDS: rounds of WG edges a Hybrid chunk walks its mid-degree
 //   vertices for, at most (plus the rest of the vertex that crosses the
 //   limit); later mid vertices of the chunk become pieces.
-// - STALE_SIZING: tests only. Each add sizes the next level from the total
-//   before it instead of after it, the staleness a relaxed memory system may
-//   show; results must stay exact (only the next level's grid shrinks).
 override SCAN_CAP: u32 = 2048u;
 override PIECE_EDGES: u32 = 1024u;
 override LIGHT_DEGREE: u32 = 32u;
 override REPEATED_SCAN_LOADS: u32 = 262144u;
 override MID_ROUNDS: u32 = 8u;
-override STALE_SIZING: bool = false;
 
 const UNREACHED: u32 = 0xffffffffu;
 

@@ -32,7 +32,7 @@ const C_BATCH_DEPTHS_AT: u32 = 36u; // first word of the kept depths in the tall
 @group(0) @binding(4) var<storage, read_write> seen: array<atomic<u32>>;
 @group(0) @binding(7) var<storage, read_write> words_in: array<vec2<u32>>;
 @group(0) @binding(8) var<storage, read_write> words_out: array<atomic<u32>>;
-@group(0) @binding(30) var<storage, read_write> tallies: array<atomic<u32>>;
+@group(0) @binding(29) var<storage, read_write> tallies: array<atomic<u32>>;
 
 fn seen_word(v: u32) -> vec2<u32> {
     return vec2<u32>(atomicLoad(&seen[2u * v]), atomicLoad(&seen[2u * v + 1u]));

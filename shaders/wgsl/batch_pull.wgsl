@@ -115,10 +115,11 @@ fn pull_tile(lid: u32, first: u32, rounds: u32, n: u32, next_depth: u32) {
     }
 }
 
-fn pull_level(lid: u32, wid: vec3<u32>, nwg: vec3<u32>, rounds: u32) {
-    if !begin_level(lid, wid, nwg) {
+fn pull_level(lid: u32, wid: vec3<u32>, dispatched: vec3<u32>, rounds: u32) {
+    if !begin_level(lid, wid, dispatched) {
         return;
     }
+    let nwg = level_grid(dispatched);
     let n = uniform_ctl(lid, C_VERTEX_COUNT);
     let next_depth = discovery_depth();
     let tile = WG * rounds;
@@ -134,16 +135,16 @@ fn pull_level(lid: u32, wid: vec3<u32>, nwg: vec3<u32>, rounds: u32) {
 fn batch_dense(
     @builtin(local_invocation_index) lid: u32,
     @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(num_workgroups) dispatched: vec3<u32>,
 ) {
-    pull_level(lid, wid, nwg, 1u);
+    pull_level(lid, wid, dispatched, 1u);
 }
 
 @compute @workgroup_size(WG)
 fn batch_block_dense(
     @builtin(local_invocation_index) lid: u32,
     @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(num_workgroups) dispatched: vec3<u32>,
 ) {
-    pull_level(lid, wid, nwg, 32u);
+    pull_level(lid, wid, dispatched, 32u);
 }

@@ -16,11 +16,12 @@ fn tile_mark(v: u32, tile_first_word: u32) {
 fn block_dense(
     @builtin(local_invocation_index) lid: u32,
     @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(num_workgroups) dispatched: vec3<u32>,
 ) {
-    if !begin_level(lid, wid, nwg) {
+    if !begin_level(lid, wid, dispatched) {
         return;
     }
+    let nwg = level_grid(dispatched);
     let n = uniform_ctl(lid, C_VERTEX_COUNT);
     // Vertices from C_IN_EDGE_END on have no in-edges: none can be found,
     // so they are never searched (their tiles' words are written empty).

@@ -1,5 +1,5 @@
 // Shared by every per-wave kernel, after base.wgsl: the frontier buffers,
-// the work array, the dispatch arguments and level words of a chain, and
+// the work array, the level words of a chain, and
 // where an append to the next queue goes. The visits come next: visit.wgsl
 // for a search, batch.wgsl for a batch pass.
 
@@ -17,14 +17,9 @@ const L_PIECES: u32 = 1u;         // Hybrid: heavy-vertex pieces appended by tha
 // (vertex, first edge). Sized by DeviceLayout::work_bytes.
 @group(0) @binding(9) var<storage, read_write> work: array<u32>;
 
-// Dispatch arguments of the next levels: two entries (x, y, z, pad), see
-// chain.wgsl. The bind group of frontier set d binds the arguments buffer
-// 1 - d here, and set d's levels are dispatched from buffer d, so no
-// dispatch both reads and writes its own arguments.
-@group(0) @binding(27) var<storage, read_write> next_args: array<atomic<u32>, 8>;
 // Level words (L_*) of this frontier set and of the other one.
-@group(0) @binding(28) var<storage, read_write> this_level: array<atomic<u32>, 4>;
-@group(0) @binding(29) var<storage, read_write> next_level: array<atomic<u32>, 4>;
+@group(0) @binding(27) var<storage, read_write> this_level: array<atomic<u32>, 4>;
+@group(0) @binding(28) var<storage, read_write> next_level: array<atomic<u32>, 4>;
 
 // Entry `slot` of the next frontier queue (base.wgsl's appends).
 fn store_found(slot: u32, v: u32) {

@@ -11,11 +11,12 @@ fn mark_next(v: u32) {
 fn dense(
     @builtin(local_invocation_index) lid: u32,
     @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(num_workgroups) dispatched: vec3<u32>,
 ) {
-    if !begin_level(lid, wid, nwg) {
+    if !begin_level(lid, wid, dispatched) {
         return;
     }
+    let nwg = level_grid(dispatched);
     // Vertices from C_IN_EDGE_END on have no in-edges: none can be found.
     let end = uniform_ctl(lid, C_IN_EDGE_END);
     let next_depth = discovery_depth();
@@ -58,11 +59,12 @@ fn dense(
 fn dense_clear_next(
     @builtin(local_invocation_index) lid: u32,
     @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(num_workgroups) dispatched: vec3<u32>,
 ) {
-    if !begin_level(lid, wid, nwg) {
+    if !begin_level(lid, wid, dispatched) {
         return;
     }
+    let nwg = level_grid(dispatched);
     let words = (ctl(C_VERTEX_COUNT) + 31u) / 32u;
     let lanes = lane_total(nwg);
     for (var w = group_index(wid, nwg) * WG + lid; w < words; w += lanes) {

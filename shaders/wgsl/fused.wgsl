@@ -75,7 +75,7 @@ const RUN: u32 = 32u;
 @group(0) @binding(9) var<storage, read_write> work: array<atomic<u32>>;
 // Host-visible words; the last is the abort word the host sets when its
 // wait for the launch passes its deadline.
-@group(0) @binding(30) var<storage, read_write> host_words: array<atomic<u32>>;
+@group(0) @binding(29) var<storage, read_write> host_words: array<atomic<u32>>;
 
 // The running level and the history word of its record.
 var<private> p_level: u32;

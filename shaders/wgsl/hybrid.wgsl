@@ -37,11 +37,12 @@ fn append_pieces(u: u32, start: u32, degree: u32) {
 fn hybrid(
     @builtin(local_invocation_index) lid: u32,
     @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(num_workgroups) dispatched: vec3<u32>,
 ) {
-    if !begin_level(lid, wid, nwg) {
+    if !begin_level(lid, wid, dispatched) {
         return;
     }
+    let nwg = level_grid(dispatched);
     let count = level_count();
     let next_depth = discovery_depth();
     let per = ctl(C_OUT_PER_SEG);
@@ -129,11 +130,12 @@ fn hybrid(
 fn hybrid_pieces(
     @builtin(local_invocation_index) lid: u32,
     @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(num_workgroups) dispatched: vec3<u32>,
 ) {
-    if !begin_level(lid, wid, nwg) {
+    if !begin_level(lid, wid, dispatched) {
         return;
     }
+    let nwg = level_grid(dispatched);
     if lid == 0u {
         h_pieces = atomicLoad(&this_level[L_PIECES]);
     }

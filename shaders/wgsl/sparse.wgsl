@@ -141,11 +141,12 @@ fn owner_of(in_chunk: bool, lo_in: u32, hi: u32, k: u32) -> u32 {
 fn sparse_scan(
     @builtin(local_invocation_index) lid: u32,
     @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(num_workgroups) dispatched: vec3<u32>,
 ) {
-    if !begin_level(lid, wid, nwg) {
+    if !begin_level(lid, wid, dispatched) {
         return;
     }
+    let nwg = level_grid(dispatched);
     let count = level_count();
     let chunk = level_chunk(lid, count, nwg);
     if chunk == 0u {
@@ -175,11 +176,12 @@ fn sparse_scan(
 fn sparse(
     @builtin(local_invocation_index) lid: u32,
     @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(num_workgroups) dispatched: vec3<u32>,
 ) {
-    if !begin_level(lid, wid, nwg) {
+    if !begin_level(lid, wid, dispatched) {
         return;
     }
+    let nwg = level_grid(dispatched);
     let count = level_count();
     let chunk = level_chunk(lid, count, nwg);
     let depth = discovery_depth();

@@ -6,11 +6,12 @@
 fn warp_sparse(
     @builtin(local_invocation_index) lid: u32,
     @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(num_workgroups) dispatched: vec3<u32>,
 ) {
-    if !begin_level(lid, wid, nwg) {
+    if !begin_level(lid, wid, dispatched) {
         return;
     }
+    let nwg = level_grid(dispatched);
     let count = level_count();
     let next_depth = discovery_depth();
     let per = ctl(C_OUT_PER_SEG);

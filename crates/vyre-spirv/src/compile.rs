@@ -99,7 +99,7 @@ pub fn compile(source: &str, entry: &str, width: u32) -> Result<Vec<u32>, SpirvE
             .iter()
             .any(|(_, o)| o.name.as_deref() == Some(name))
     };
-    let all = vyre_wgsl_abi::pipeline_constants(false);
+    let all = vyre_wgsl_abi::pipeline_constants();
     for (name, value) in std::iter::once(("WG", f64::from(width))).chain(all) {
         if declared(name) {
             constants.insert(name.to_string(), value);

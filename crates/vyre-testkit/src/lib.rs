@@ -13,8 +13,9 @@ pub mod suites;
 use std::sync::Arc;
 
 use vyre_driver::backend::{
-    Backend, CheckedCommand, DeviceCapabilities, DeviceLayout, EDGES_PER_LANE, LaunchShape,
-    LevelSizing, SearchPosition, SearchSources, WaveCommand, is_edge_balanced, slots_for,
+    Backend, ChainBand, CheckedCommand, DeviceCapabilities, DeviceLayout, EDGES_PER_LANE,
+    LaunchShape, LevelSizing, SearchPosition, SearchSources, WaveCommand, is_edge_balanced,
+    slots_for,
 };
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology as T;
 use vyre_graph::bfs::reference_bfs;
@@ -116,6 +117,26 @@ pub fn shape(
     }
 }
 
+/// `launch` with its later levels capped as the engine caps them: at what
+/// the largest later level of a command from `at` within
+/// `band_max_frontier_edges` can use ([`LaunchShape::later_within_band`]).
+#[must_use]
+pub fn within_band(
+    launch: LaunchShape,
+    topology: T,
+    at: &SearchPosition,
+    layout: &DeviceLayout,
+    band_max_frontier_edges: u64,
+) -> LaunchShape {
+    let band = ChainBand {
+        first_frontier_edges: at.frontier_edges,
+        band_max_frontier_edges,
+        graph_vertices: layout.vertex_count,
+        graph_edges: layout.edge_count,
+    };
+    launch.later_within_band(topology, &band)
+}
+
 /// A command from `at`, checked by the driver.
 #[must_use]
 pub fn command(
@@ -130,7 +151,13 @@ pub fn command(
         topology,
         position: at,
         max_levels,
-        launch: launch(backend.capabilities(), topology, &at, layout.vertex_count),
+        launch: within_band(
+            launch(backend.capabilities(), topology, &at, layout.vertex_count),
+            topology,
+            &at,
+            layout,
+            band_max_frontier_edges,
+        ),
         band_max_frontier_edges,
     }
     .check(backend.capabilities(), layout)
@@ -310,6 +337,7 @@ impl Waves<'_> {
         while at.frontier_len > 0 {
             let topology = (self.schedule)(at.level);
             let launch = (self.shape)(backend.capabilities(), topology, &at);
+            let launch = within_band(launch, topology, &at, self.layout, u64::MAX);
             let command = WaveCommand {
                 topology,
                 position: at,

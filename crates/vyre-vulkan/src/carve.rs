@@ -1,29 +1,30 @@
-//! Where the two dispatch-argument buffers and the two level-word buffers of a
-//! chain, and the frontier conversion's dispatch arguments, live: carved from
-//! the end of the layout's work array (its slack of 1024 words holds them),
-//! each at an offset a storage binding may start at, so that every byte the
-//! device holds is the layout's. The kernels' own bound on the work array (n +
-//! n / SCAN_CAP + 1 words for a chunked Sparse scan, 2 per piece) stays within
-//! what is left.
+//! Where a chain's dispatch arguments (the first level's grid, every later
+//! level's grid and the frontier conversion's, all written by the host) and
+//! its two level-word buffers live: carved from the end of the layout's work
+//! array (its slack of 1024 words holds them), each at an offset a storage
+//! binding may start at, so that every byte the device holds is the layout's.
+//! The kernels' own bound on the work array (n + n / SCAN_CAP + 1 words for a
+//! chunked Sparse scan, 2 per piece) stays within what is left.
 
-use vyre_wgsl_abi::control::{ARGS_BYTES, LEVEL_WORDS_BYTES};
+use vyre_wgsl_abi::control::LEVEL_WORDS_BYTES;
+
+use crate::host_words::GRID_BYTES;
 
 /// Byte ranges within the work buffer.
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
 pub(crate) struct Carve {
     /// Bytes the kernels see as the work array (from offset 0).
     pub work_bytes: u64,
-    /// Offsets of dispatch arguments 0 and 1 ([`ARGS_BYTES`] each).
-    pub args: [u64; 2],
+    /// Offset of the first level's dispatch arguments ([`GRID_BYTES`]).
+    pub first_args: u64,
+    /// Offset of every later level's dispatch arguments ([`GRID_BYTES`]).
+    pub later_args: u64,
     /// Offsets of level words 0 and 1 ([`LEVEL_WORDS_BYTES`] each).
     pub level_words: [u64; 2],
     /// Offset of the frontier conversion's dispatch arguments
-    /// ([`CONVERSION_ARGS_BYTES`]).
+    /// ([`GRID_BYTES`]).
     pub conversion_args: u64,
 }
-
-/// Bytes of the conversion's dispatch arguments (x, y, z, pad).
-pub(crate) const CONVERSION_ARGS_BYTES: u64 = 16;
 
 impl Carve {
     /// The carve of a work buffer of `bytes` on a device whose storage
@@ -33,12 +34,13 @@ impl Carve {
         let below = |end: u64, size: u64| end.saturating_sub(size) / align * align;
         let level_1 = below(bytes, LEVEL_WORDS_BYTES);
         let level_0 = below(level_1, LEVEL_WORDS_BYTES);
-        let args_1 = below(level_0, ARGS_BYTES);
-        let args_0 = below(args_1, ARGS_BYTES);
-        let conversion_args = below(args_0, CONVERSION_ARGS_BYTES);
+        let later_args = below(level_0, GRID_BYTES);
+        let first_args = below(later_args, GRID_BYTES);
+        let conversion_args = below(first_args, GRID_BYTES);
         Self {
             work_bytes: conversion_args,
-            args: [args_0, args_1],
+            first_args,
+            later_args,
             level_words: [level_0, level_1],
             conversion_args,
         }
@@ -56,11 +58,11 @@ mod tests {
             for bytes in [4096u64, 4100, 1 << 20, (1 << 20) + 12] {
                 let carve = Carve::of(bytes, alignment);
                 let mut pieces = vec![
-                    (carve.args[0], ARGS_BYTES),
-                    (carve.args[1], ARGS_BYTES),
+                    (carve.first_args, GRID_BYTES),
+                    (carve.later_args, GRID_BYTES),
                     (carve.level_words[0], LEVEL_WORDS_BYTES),
                     (carve.level_words[1], LEVEL_WORDS_BYTES),
-                    (carve.conversion_args, CONVERSION_ARGS_BYTES),
+                    (carve.conversion_args, GRID_BYTES),
                 ];
                 pieces.sort_unstable();
                 assert_eq!(pieces[0].0, carve.work_bytes);

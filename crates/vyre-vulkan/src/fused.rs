@@ -15,7 +15,7 @@ use vyre_wgsl_abi::fused::check_status;
 use vyre_wgsl_abi::{CommandPlan, FUSED_WIDTH, Kernel, readback_bytes};
 
 use crate::gpu::Gpu;
-use crate::host_words::{abort, read, status_at, write_command};
+use crate::host_words::{CommandGrids, abort, read, status_at, write_command};
 use crate::record::{ChainShape, Step, Timestamps};
 use crate::submit::{Waited, gave_up, submit_with_fence, wait_for};
 use crate::timing::Phases;
@@ -48,19 +48,19 @@ pub(crate) fn run(cx: WaveContext<'_>, command: &CheckedCommand) -> Result<Outco
         later: plan.later,
     };
     let control = control_words(resident, &plan.words);
-    write_command(
-        &mut resident.staging,
-        &control,
-        command.launch.dispatch_grid,
-        command
+    let grids = CommandGrids {
+        first: command.launch.dispatch_grid,
+        later: plan.later_grid,
+        conversion: command
             .conversion_workgroups(resident.layout.vertex_count, false)
             .unwrap_or(1),
-    )?;
+    };
+    write_command(&mut resident.staging, &control, &grids)?;
     let (recorded, fresh) = {
         let resident = &*resident;
         let (recorded, fresh) = recording(records, recordings, &shape, || {
             let d = shape.first_set as usize;
-            let args = (resident.work.buffer, resident.carve.args[d]);
+            let args = (resident.work.buffer, resident.carve.first_args);
             let conversion_args = (resident.work.buffer, resident.carve.conversion_args);
             let set = resident.sets[d];
             // The conversion runs at the command's width on its own grid.

@@ -1,7 +1,7 @@
 //! What the host and a recorded command exchange through the staging buffer, so
 //! that a recording serves every command of its shape: before the submission
-//! the host writes the control words, the first level's grid and the frontier
-//! conversion's grid at the start of staging, and the recording's prologue
+//! the host writes the control words, the first level's grid, every later
+//! level's and the frontier conversion's at the start of staging, and the recording's prologue
 //! copies them to the device; its epilogue copies the level records (and a
 //! fused launch's status words) back to the start of staging. The last word is
 //! the abort word a fused launch polls.
@@ -19,8 +19,10 @@ pub(crate) const CONTROL_BYTES: u64 = 4 * HOST_WORDS as u64;
 pub(crate) const GRID_AT: u64 = CONTROL_BYTES;
 /// Bytes of a grid.
 pub(crate) const GRID_BYTES: u64 = 16;
+/// Staging offset of every later level's grid (x, 1, 1, pad).
+pub(crate) const LATER_GRID_AT: u64 = GRID_AT + GRID_BYTES;
 /// Staging offset of the frontier conversion's grid (x, 1, 1, pad).
-pub(crate) const CONVERSION_GRID_AT: u64 = GRID_AT + GRID_BYTES;
+pub(crate) const CONVERSION_GRID_AT: u64 = LATER_GRID_AT + GRID_BYTES;
 /// Bytes of a fused launch's status words, read back after the records.
 pub(crate) use vyre_wgsl_abi::fused::STATUS_BYTES;
 
@@ -47,23 +49,35 @@ fn put(bytes: &mut [u8], at: usize, words: &[u32]) {
     }
 }
 
-/// Write a command's control words, its first grid, its conversion's
-/// workgroups (read only when it converts), and the abort word (cleared)
+/// The grids of a command's dispatches.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CommandGrids {
+    /// The first level's (the command's launch grid).
+    pub first: [u32; 3],
+    /// Every later level's (`CommandPlan::later_grid`).
+    pub later: [u32; 3],
+    /// Workgroups of the frontier conversion (read only when it converts).
+    pub conversion: u32,
+}
+
+/// Write a command's control words, its grids and the abort word (cleared)
 /// into `staging`.
 pub(crate) fn write_command(
     staging: &mut DeviceBuffer,
     control: &[u32; HOST_WORDS],
-    grid: [u32; 3],
-    conversion_workgroups: u32,
+    grids: &CommandGrids,
 ) -> Result<(), BackendError> {
     let last = abort_at(staging);
     let bytes = staging.mapped_mut().ok_or_else(unmapped)?;
     put(bytes, 0, control);
-    put(bytes, GRID_AT as usize, &[grid[0], grid[1], grid[2], 0]);
+    let [x, y, z] = grids.first;
+    put(bytes, GRID_AT as usize, &[x, y, z, 0]);
+    let [x, y, z] = grids.later;
+    put(bytes, LATER_GRID_AT as usize, &[x, y, z, 0]);
     put(
         bytes,
         CONVERSION_GRID_AT as usize,
-        &[conversion_workgroups.max(1), 1, 1, 0],
+        &[grids.conversion.max(1), 1, 1, 0],
     );
     put(bytes, last, &[0]);
     Ok(())
@@ -108,7 +122,7 @@ mod tests {
     fn regions_do_not_overlap_the_abort_word() {
         // The engine's 1024 levels: 16,400 bytes of records, then status.
         assert_eq!(staging_needed(1024), 16_400 + STATUS_BYTES + 4);
-        assert_eq!(staging_needed(1), GRID_AT + 2 * GRID_BYTES + 4);
+        assert_eq!(staging_needed(1), GRID_AT + 3 * GRID_BYTES + 4);
         assert_eq!(STATUS_BYTES, 48);
     }
 }

@@ -9,7 +9,7 @@ use vyre_graph::{Csr, Graph, UNREACHED};
 use vyre_wgsl_abi::GraphFacts;
 use vyre_wgsl_abi::bindings::{Buffer, FUSED_STORAGE_BINDINGS, state_binding};
 use vyre_wgsl_abi::control::{
-    ARGS_BYTES, C_VERTEX_COUNT, GRAPH_WORDS, LEVEL_WORDS_BYTES, RECORD_BASE_WORDS, graph_words,
+    C_VERTEX_COUNT, GRAPH_WORDS, LEVEL_WORDS_BYTES, RECORD_BASE_WORDS, graph_words,
 };
 
 use crate::barrier::{COMPUTE, TRANSFER, TRANSFER_WRITE, barrier};
@@ -100,8 +100,8 @@ pub(crate) const STATE: vk::BufferUsageFlags = vk::BufferUsageFlags::from_raw(
         | vk::BufferUsageFlags::TRANSFER_DST.as_raw(),
 );
 
-/// Buffers that hold indirect dispatch arguments (carved from them by the
-/// chained kernels) need that usage too.
+/// Buffers that hold indirect dispatch arguments (the host's grids, carved
+/// from the work array) need that usage too.
 const ARGUMENTS: vk::BufferUsageFlags =
     vk::BufferUsageFlags::from_raw(STATE.as_raw() | vk::BufferUsageFlags::INDIRECT_BUFFER.as_raw());
 
@@ -253,7 +253,6 @@ impl Resident {
             Buffer::OutSegment(i) => segment(&self.out, i),
             Buffer::InSegment(i) => segment(inward, i),
             Buffer::History => Range::whole(self.history.buffer),
-            Buffer::Args(i) => work(carve.args[i as usize], ARGS_BYTES),
             Buffer::LevelWords(i) => work(carve.level_words[i as usize], LEVEL_WORDS_BYTES),
             Buffer::HostWords => Range::whole(self.staging.buffer),
         }

@@ -13,8 +13,8 @@ use vyre_wgsl_abi::batch::{
     LANE_COUNT_BYTES, lane_counts_read, lane_levels_in_staging, lane_readback_bytes,
 };
 use vyre_wgsl_abi::control::{
-    ARGS_BYTES, C_VERTEX_COUNT, COMMAND_WORDS, GRAPH_WORDS, HOST_WORDS, LEVEL_WORDS_BYTES,
-    RECORD_BASE_WORDS, RECORD_WORDS, args_offset,
+    C_VERTEX_COUNT, COMMAND_WORDS, GRAPH_WORDS, HOST_WORDS, LEVEL_WORDS_BYTES, RECORD_BASE_WORDS,
+    RECORD_WORDS,
 };
 use vyre_wgsl_abi::{CommandPlan, Kernel, LevelsRun, levels_run, readback_bytes};
 
@@ -24,7 +24,8 @@ use crate::barrier::{
 use crate::batch::BatchState;
 use crate::gpu::Gpu;
 use crate::host_words::{
-    CONTROL_BYTES, CONVERSION_GRID_AT, GRID_AT, GRID_BYTES, STATUS_BYTES, status_at, write_command,
+    CONTROL_BYTES, CONVERSION_GRID_AT, CommandGrids, GRID_AT, GRID_BYTES, LATER_GRID_AT,
+    STATUS_BYTES, status_at, write_command,
 };
 use crate::kernels::Kernels;
 use crate::record::{ChainShape, CommandCache, Recorded, Step, Timestamps, record_chain};
@@ -127,18 +128,19 @@ pub(crate) fn record_command(
             let grids = [
                 vk::BufferCopy::default()
                     .src_offset(GRID_AT)
-                    .dst_offset(carve.args[d])
+                    .dst_offset(carve.first_args)
+                    .size(GRID_BYTES),
+                vk::BufferCopy::default()
+                    .src_offset(LATER_GRID_AT)
+                    .dst_offset(carve.later_args)
                     .size(GRID_BYTES),
                 vk::BufferCopy::default()
                     .src_offset(CONVERSION_GRID_AT)
                     .dst_offset(carve.conversion_args)
                     .size(GRID_BYTES),
             ];
-            let copied = if frame.converts { 2 } else { 1 };
+            let copied = if frame.converts { 3 } else { 2 };
             device.cmd_copy_buffer(command, staging, work, &grids[..copied]);
-            // Every other entry starts at one workgroup (chain.wgsl).
-            device.cmd_fill_buffer(command, work, carve.args[d] + 16, ARGS_BYTES - 16, 1);
-            device.cmd_fill_buffer(command, work, carve.args[1 - d], ARGS_BYTES, 1);
             device.cmd_fill_buffer(command, work, carve.level_words[d], LEVEL_WORDS_BYTES, 0);
             device.cmd_fill_buffer(
                 command,
@@ -229,14 +231,14 @@ pub(crate) fn run(
     };
     let shape = chain_shape(command, &plan);
     let control = control_words(cx.resident, &plan.words);
-    write_command(
-        &mut cx.resident.staging,
-        &control,
-        command.launch.dispatch_grid,
-        command
+    let grids = CommandGrids {
+        first: command.launch.dispatch_grid,
+        later: plan.later_grid,
+        conversion: command
             .conversion_workgroups(cx.resident.layout.vertex_count, batch.is_some())
             .unwrap_or(1),
-    )?;
+    };
+    write_command(&mut cx.resident.staging, &control, &grids)?;
     let resident = &*cx.resident;
     let kernels = cx.kernels;
     let (recorded, fresh) = recording(cx.records, cx.recordings, &shape, || {
@@ -297,9 +299,9 @@ pub(crate) fn run(
 }
 
 /// The dispatches of every level of `shape`: level `k` reads frontier set
-/// `first_set ^ (k & 1)` and is dispatched from that set's arguments
-/// (level 0 from the grid the host wrote there); the conversion before it
-/// from its own grid (`Carve::conversion_args`).
+/// `first_set ^ (k & 1)`; level 0 is dispatched from the first grid the
+/// host wrote, later levels from the later grid, and the conversion before
+/// level 0 from its own (`Carve`).
 fn chain_levels(
     kernels: &mut Kernels,
     resident: &Resident,
@@ -309,10 +311,13 @@ fn chain_levels(
     let mut levels = Vec::with_capacity(shape.levels as usize);
     for k in 0..shape.levels {
         let set = (shape.first_set ^ (k & 1)) as usize;
-        let args = (
-            resident.work.buffer,
-            resident.carve.args[set] + args_offset(k),
-        );
+        let carve = &resident.carve;
+        let at = if k == 0 {
+            carve.first_args
+        } else {
+            carve.later_args
+        };
+        let args = (resident.work.buffer, at);
         let conversion_args = (resident.work.buffer, resident.carve.conversion_args);
         let kernels_of_level: Vec<(Kernel, _)> = if k == 0 {
             shape

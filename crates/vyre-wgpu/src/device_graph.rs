@@ -10,9 +10,7 @@ use vyre_wgsl_abi::bindings::{
     Buffer, EDGE_SEGMENT_BINDINGS, FUSED_STORAGE_BINDINGS, HOST_WORDS_BYTES, STORAGE_BINDINGS,
     state_binding,
 };
-use vyre_wgsl_abi::control::{
-    ARGS_BYTES, C_VERTEX_COUNT, LEVEL_WORDS_BYTES, RECORD_BASE_WORDS, graph_words,
-};
+use vyre_wgsl_abi::control::{C_VERTEX_COUNT, LEVEL_WORDS_BYTES, RECORD_BASE_WORDS, graph_words};
 
 use crate::kernels::Kernels;
 use crate::upload::Uploader;
@@ -26,18 +24,13 @@ pub(crate) struct DeviceGraph {
     pub queues: [wgpu::Buffer; 2],
     pub bitmaps: [wgpu::Buffer; 2],
     pub history: wgpu::Buffer,
-    /// Indirect dispatch arguments: a level of frontier set `d` is
-    /// dispatched from buffer `d` and writes the next level's into `1 - d`
-    /// (both carved from the end of the layout's work array).
-    pub dispatch_args: [wgpu::Buffer; 2],
     /// Level words of each frontier set (`L_*` in `common.wgsl`), also
     /// carved from the work array.
     pub level_words: [wgpu::Buffer; 2],
     /// What decides which dispatches a level records.
     pub facts: GraphFacts,
     pub staging: wgpu::Buffer,
-    /// Bind group `d` reads frontier set `d`, writes set `1 - d` and the
-    /// dispatch arguments `1 - d`.
+    /// Bind group `d` reads frontier set `d` and writes set `1 - d`.
     pub state_groups: Vec<wgpu::BindGroup>,
     /// The same with the host words, for the fused kernel (none where the
     /// device cannot bind them).
@@ -75,7 +68,6 @@ impl DeviceGraph {
             Buffer::OutSegment(i) => self.out.segment(i),
             Buffer::InSegment(i) => reverse.segment(i),
             Buffer::History => &self.history,
-            Buffer::Args(i) => &self.dispatch_args[i as usize],
             Buffer::LevelWords(i) => &self.level_words[i as usize],
         }
     }
@@ -180,13 +172,13 @@ pub(crate) fn check_layout(
 }
 
 /// Bytes of the work array proper: the layout's work bytes less the two
-/// dispatch-argument and two level-word buffers and the host words carved
+/// level-word buffers and the host words carved
 /// from their end. The layout's 1024 words of slack beyond the scans and
 /// pieces hold them, so the kernels' bound on their use of the work array
 /// (n + n / SCAN_CAP + 1 words for a chunked Sparse scan, 2 per piece for
 /// Hybrid and the fused kernel) still holds.
 fn work_array_bytes(layout: &DeviceLayout) -> u64 {
-    layout.work_bytes() - 2 * (ARGS_BYTES + LEVEL_WORDS_BYTES) - HOST_WORDS_BYTES
+    layout.work_bytes() - 2 * LEVEL_WORDS_BYTES - HOST_WORDS_BYTES
 }
 
 /// One direction (out or in) of the graph on the device.
@@ -293,13 +285,6 @@ pub(crate) fn allocate(
         alloc.buffer("vyre bitmap 1", layout.bitmap_bytes(), state),
     ];
     let work = alloc.buffer("vyre work array", work_array_bytes(layout), U::STORAGE);
-    let dispatch_args = [0, 1].map(|_| {
-        alloc.buffer(
-            "vyre dispatch arguments",
-            ARGS_BYTES,
-            U::STORAGE | U::INDIRECT | U::COPY_DST,
-        )
-    });
     let level_words = [0, 1].map(|_| alloc.buffer("vyre level words", LEVEL_WORDS_BYTES, state));
     let host_words = alloc.buffer("vyre host words", HOST_WORDS_BYTES, U::STORAGE);
     let history = alloc.buffer(
@@ -342,7 +327,6 @@ pub(crate) fn allocate(
         queues,
         bitmaps,
         history,
-        dispatch_args,
         level_words,
         facts: GraphFacts::of(graph),
         staging,

@@ -37,8 +37,6 @@ pub(crate) struct Kernels {
     empty_pipeline_layout: wgpu::PipelineLayout,
     modules: HashMap<Module, wgpu::ShaderModule>,
     pipelines: HashMap<(Kernel, u32), wgpu::ComputePipeline>,
-    /// The `STALE_SIZING` fault injection (tests only).
-    stale_sizing: bool,
 }
 
 fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
@@ -78,7 +76,7 @@ fn binds_wide(kernel: Kernel) -> bool {
 }
 
 impl Kernels {
-    pub(crate) fn new(device: &wgpu::Device, stale_sizing: bool) -> Self {
+    pub(crate) fn new(device: &wgpu::Device) -> Self {
         let (state_layout, state_pipeline_layout) = layouts(device, STORAGE_BINDINGS);
         let empty_pipeline_layout =
             device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -93,7 +91,6 @@ impl Kernels {
             empty_pipeline_layout,
             modules: HashMap::new(),
             pipelines: HashMap::new(),
-            stale_sizing,
         }
     }
 
@@ -167,7 +164,7 @@ impl Kernels {
         let mut constants = Vec::new();
         if !kernel.binds_nothing() {
             constants.push(("WG", f64::from(width)));
-            constants.extend(vyre_wgsl_abi::pipeline_constants(self.stale_sizing));
+            constants.extend(vyre_wgsl_abi::pipeline_constants());
         }
         device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(kernel.name()),

@@ -31,11 +31,6 @@ pub struct WgpuOpenRequest {
     /// backend selection sets this, since vyre's own CPU backend is much
     /// faster than a software GPU; naming the wgpu backend accepts them.
     pub skip_software_adapters: bool,
-    /// Tests only: build the kernels so that every counter add sizes the
-    /// next level from the total before it, the stale view a relaxed memory
-    /// system may give. Searches must stay exact; only later grids shrink.
-    #[doc(hidden)]
-    pub stale_sizing_for_tests: bool,
     /// Tests only: report a device-wide barrier for this many workgroups of
     /// the fused kernel whatever the probe measured (1 runs the fused
     /// kernel on any device, lavapipe included, since one workgroup is
@@ -155,7 +150,7 @@ pub(crate) fn open(request: &WgpuOpenRequest) -> Result<OpenedDevice, BackendErr
     })?;
     let budget = memory_budget(&adapter, request.memory_budget_bytes);
     let errors = ErrorSink::install(&device, budget);
-    let mut kernels = Kernels::new(&device, request.stale_sizing_for_tests);
+    let mut kernels = Kernels::new(&device);
     let launch_overhead_ns = calibrate(&device, &queue, &mut kernels, &errors)?;
     let probe = ProbeRequest {
         device: &device,

@@ -18,7 +18,7 @@ use std::ops::Range;
 use vyre_driver::backend::SearchPosition;
 
 use vyre_wgsl_abi::batch::{LANE_COUNT_BYTES, lane_levels_in_staging};
-use vyre_wgsl_abi::control::{FUSED_STATUS, RECORD_BASE_WORDS, args_offset};
+use vyre_wgsl_abi::control::{FUSED_STATUS, RECORD_BASE_WORDS};
 use vyre_wgsl_abi::fused::STATUS_BYTES;
 use vyre_wgsl_abi::readback_bytes;
 
@@ -56,6 +56,8 @@ pub(crate) struct CommandRecipe<'a> {
     pub later_steps: Vec<Dispatch>,
     /// The first level's grid.
     pub launch_grid: [u32; 3],
+    /// Every later level's grid (`CommandPlan::later_grid`).
+    pub later_grid: [u32; 3],
     /// Whether to write the command's begin and end timestamps.
     pub timed: bool,
     /// The batch pass a batch command runs in: its groups are bound instead
@@ -190,7 +192,6 @@ pub(crate) fn record(
         kernel: None,
         dispatches: 0,
     };
-    let [x, y, z] = recipe.launch_grid;
     if let Some(conversion) = recipe.conversion.as_ref().filter(|_| opens) {
         let step = &conversion.dispatch;
         state.bind(recipe, first_set, step.kernel);
@@ -208,14 +209,12 @@ pub(crate) fn record(
         for step in steps {
             state.bind(recipe, set, step.kernel);
             state.pipeline(step.kernel, &step.pipeline);
-            if k == 0 {
-                state.pass.dispatch_workgroups(x, y, z);
+            let [x, y, z] = if k == 0 {
+                recipe.launch_grid
             } else {
-                let args = &graph.dispatch_args[set as usize];
-                state
-                    .pass
-                    .dispatch_workgroups_indirect(args, args_offset(k));
-            }
+                recipe.later_grid
+            };
+            state.pass.dispatch_workgroups(x, y, z);
             state.dispatches += 1;
         }
     }

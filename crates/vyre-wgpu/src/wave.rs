@@ -13,7 +13,7 @@ use vyre_driver::megakernel_execution::MegakernelExecutionTopology as T;
 use vyre_wgsl_abi::batch::{
     LANE_COUNT_BYTES, lane_counts_read, lane_levels_in_staging, lane_readback_bytes,
 };
-use vyre_wgsl_abi::control::{ARGS_RESET, RECORD_BASE_WORDS};
+use vyre_wgsl_abi::control::RECORD_BASE_WORDS;
 use vyre_wgsl_abi::fused::{STATUS_BYTES, check_status};
 use vyre_wgsl_abi::{CommandPlan, FUSED_WIDTH, levels_run, readback_bytes};
 
@@ -96,12 +96,6 @@ pub(crate) fn run(
     let words = plan.words;
     let mut writes = HostWrites::default();
     writes.put(&graph.control, 0, &words);
-    // Only later levels of a chain are dispatched from the arguments.
-    if levels > 1 && !fused {
-        for args in &graph.dispatch_args {
-            writes.put(args, 0, &ARGS_RESET);
-        }
-    }
     let timed = graph.query_set.is_some();
     let recipe = CommandRecipe {
         graph,
@@ -111,6 +105,7 @@ pub(crate) fn run(
         first_steps,
         later_steps,
         launch_grid: command.launch.dispatch_grid,
+        later_grid: plan.later_grid,
         timed,
         batch,
     };

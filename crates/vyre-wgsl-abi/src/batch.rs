@@ -263,6 +263,7 @@ impl CommandPlan {
             conversion: search.conversion.and_then(Kernel::batch_form),
             first: level(search.first),
             later: level(search.later),
+            later_grid: search.later_grid,
             words: search.words,
         })
     }

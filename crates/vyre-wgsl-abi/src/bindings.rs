@@ -8,15 +8,13 @@ pub const EDGE_SEGMENT_BINDINGS: u32 = 8;
 pub const FIRST_SEGMENT_BINDING: u32 = 10;
 /// Binding of the level history.
 pub const HISTORY_BINDING: u32 = FIRST_SEGMENT_BINDING + 2 * EDGE_SEGMENT_BINDINGS;
-/// Binding of the next levels' dispatch arguments.
-pub const NEXT_ARGS_BINDING: u32 = HISTORY_BINDING + 1;
 /// Binding of the level words of this frontier set.
-pub const THIS_LEVEL_BINDING: u32 = NEXT_ARGS_BINDING + 1;
+pub const THIS_LEVEL_BINDING: u32 = HISTORY_BINDING + 1;
 /// Binding of the level words of the other frontier set.
 pub const NEXT_LEVEL_BINDING: u32 = THIS_LEVEL_BINDING + 1;
 /// Storage buffers every per-wave kernel binds: 10 state buffers (the work
-/// array included), both edge directions, the level history, the next
-/// levels' dispatch arguments and both sets' level words.
+/// array included), both edge directions, the level history and both sets'
+/// level words.
 pub const STORAGE_BINDINGS: u32 = NEXT_LEVEL_BINDING + 1;
 /// Binding of the host words the fused kernel polls while it waits (the
 /// abort word, in host-visible memory); bound only where a backend runs
@@ -55,8 +53,6 @@ pub enum Buffer {
     InSegment(u32),
     /// The level history.
     History,
-    /// Dispatch arguments 0 or 1.
-    Args(u32),
     /// Level words 0 or 1.
     LevelWords(u32),
     /// The host words (the abort word).
@@ -70,8 +66,7 @@ pub fn read_only(binding: u32) -> bool {
 }
 
 /// The buffer binding `binding` holds in the group of frontier set `d`: it
-/// reads set `d`, writes set `1 - d`, grows the dispatch arguments `1 - d`
-/// (level `k` runs on set `d` and is dispatched from arguments `d`).
+/// reads set `d` and writes set `1 - d`.
 #[must_use]
 pub fn state_binding(binding: u32, d: u32) -> Buffer {
     let d = d & 1;
@@ -94,7 +89,6 @@ pub fn state_binding(binding: u32, d: u32) -> Buffer {
             Buffer::InSegment(b - FIRST_SEGMENT_BINDING - EDGE_SEGMENT_BINDINGS)
         }
         HISTORY_BINDING => Buffer::History,
-        NEXT_ARGS_BINDING => Buffer::Args(other),
         THIS_LEVEL_BINDING => Buffer::LevelWords(d),
         NEXT_LEVEL_BINDING => Buffer::LevelWords(other),
         _ => Buffer::HostWords,
@@ -152,13 +146,12 @@ mod tests {
 
     #[test]
     fn every_binding_holds_one_buffer_and_sets_mirror_each_other() {
-        assert_eq!(STORAGE_BINDINGS, 30);
+        assert_eq!(STORAGE_BINDINGS, 29);
         for binding in 0..FUSED_STORAGE_BINDINGS {
             let (zero, one) = (state_binding(binding, 0), state_binding(binding, 1));
             match (zero, one) {
                 (Buffer::Queue(a), Buffer::Queue(b))
                 | (Buffer::Bitmap(a), Buffer::Bitmap(b))
-                | (Buffer::Args(a), Buffer::Args(b))
                 | (Buffer::LevelWords(a), Buffer::LevelWords(b)) => assert_eq!(a, 1 - b),
                 (a, b) => assert_eq!(a, b, "binding {binding}"),
             }
@@ -167,8 +160,8 @@ mod tests {
         assert_eq!(state_binding(18, 0), Buffer::InSegment(0));
         assert_eq!(state_binding(HISTORY_BINDING, 1), Buffer::History);
         assert_eq!(state_binding(HOST_WORDS_BINDING, 0), Buffer::HostWords);
-        // The arguments a set's levels grow are the other set's.
-        assert_eq!(state_binding(NEXT_ARGS_BINDING, 0), Buffer::Args(1));
+        assert_eq!(state_binding(THIS_LEVEL_BINDING, 0), Buffer::LevelWords(0));
+        assert_eq!(state_binding(NEXT_LEVEL_BINDING, 0), Buffer::LevelWords(1));
         assert!(read_only(1) && read_only(25) && !read_only(26) && !read_only(9));
     }
 
@@ -180,7 +173,7 @@ mod tests {
         assert_eq!(batch_state_binding(7, 1), Batch(BatchBuffer::Words(1)));
         assert_eq!(batch_state_binding(8, 1), Batch(BatchBuffer::Words(0)));
         assert_eq!(batch_state_binding(4, 1), Batch(BatchBuffer::Seen));
-        assert_eq!(batch_state_binding(30, 0), Batch(BatchBuffer::Tallies));
+        assert_eq!(batch_state_binding(29, 0), Batch(BatchBuffer::Tallies));
         for binding in 0..BATCH_STORAGE_BINDINGS {
             if let BatchBinding::Search(search) = batch_state_binding(binding, 1) {
                 assert_eq!(search, state_binding(binding, 1));
@@ -190,8 +183,8 @@ mod tests {
                 ));
             }
         }
-        // A search's per-wave kernels bind 30, the fused one and a batch
-        // pass's 31: what lavapipe's 32 storage buffers a stage allow.
-        assert_eq!(BATCH_STORAGE_BINDINGS, 31);
+        // A search's per-wave kernels bind 29, the fused one and a batch
+        // pass's 30: within lavapipe's 32 storage buffers a stage.
+        assert_eq!(BATCH_STORAGE_BINDINGS, 30);
     }
 }

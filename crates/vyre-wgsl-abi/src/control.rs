@@ -99,25 +99,10 @@ pub const RECORD_BASE_WORDS: u32 = 4;
 /// workgroups the level ran with.
 pub const RECORD_WORDS: u32 = 4;
 
-/// Bytes of one of the two indirect dispatch-argument buffers: two entries
-/// of (x, y, z, pad), carved from the end of the layout's work array (its
-/// slack of 1024 words holds them).
-pub const ARGS_BYTES: u64 = 32;
-/// Every entry of a fresh arguments buffer: one workgroup, so that a level
-/// that may not run still starts and finds the chain stopped.
-pub const ARGS_RESET: [u32; 8] = [1, 1, 1, 0, 1, 1, 1, 0];
-
 /// Bytes of one of the two level-word buffers (the index of the level that
 /// runs on the set, and its Hybrid piece count), also carved from the work
 /// array's slack.
 pub const LEVEL_WORDS_BYTES: u64 = 16;
-
-/// Byte offset of level `level`'s entry in its arguments buffer (WGSL
-/// `args_entry`).
-#[must_use]
-pub fn args_offset(level: u32) -> u64 {
-    16 * u64::from((level / 2) % 2)
-}
 
 /// Slot kinds understood by `lanes_by_vertices` (mirroring `slots_for`).
 #[must_use]
@@ -177,22 +162,4 @@ pub fn graph_words(
         in_per_segment.max(1),
         record_base,
     ]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_level_never_grows_the_entry_it_is_dispatched_from_or_an_entry_in_use() {
-        // Level k is dispatched from entry e(k) of buffer k % 2 (relative to
-        // the first set), grows e(k + 1) and resets e(k + 3) of the other
-        // buffer: e(k + 3) must differ from e(k + 1) (grown at the same
-        // time) and equal e(k - 1) (whose level is done).
-        for k in 1..64u32 {
-            assert_ne!(args_offset(k + 3), args_offset(k + 1), "level {k}");
-            assert_eq!(args_offset(k + 3), args_offset(k - 1), "level {k}");
-        }
-        assert!((0..64).all(|k| args_offset(k) + 12 <= ARGS_BYTES));
-    }
 }

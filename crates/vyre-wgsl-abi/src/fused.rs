@@ -10,7 +10,7 @@ use crate::control::{
     FUSED_STATUS, MODE_LEVELS, command_words,
 };
 use crate::kernels::Kernel;
-use crate::level_steps::{CommandPlan, GraphFacts, conversion};
+use crate::level_steps::{CommandPlan, GraphFacts, conversion, later_grid};
 
 /// Bytes of a fused launch's status words ([`FUSED_STATUS`]), read back
 /// after its level records.
@@ -40,6 +40,7 @@ impl CommandPlan {
             conversion: conversion(command.position.form, command.topology),
             first: vec![Kernel::Fused],
             later: Vec::new(),
+            later_grid: later_grid(command),
             words,
         })
     }

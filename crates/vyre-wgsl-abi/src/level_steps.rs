@@ -156,6 +156,11 @@ pub struct CommandPlan {
     pub first: Vec<Kernel>,
     /// Dispatches of every later level (none for a one-level command).
     pub later: Vec<Kernel>,
+    /// The grid every later level is dispatched on: the most workgroups
+    /// one may use (`LevelSizing::max_workgroups`), in one dimension. Its
+    /// workgroups apply the engine's rule and the surplus return at once
+    /// (`chain.wgsl`), so no level writes another's dispatch arguments.
+    pub later_grid: [u32; 3],
     /// The 16 command words.
     pub words: [u32; crate::control::COMMAND_WORDS],
 }
@@ -169,6 +174,13 @@ pub fn conversion(form: FrontierForm, topology: T) -> Option<Kernel> {
         (FrontierForm::Bitmap, FrontierForm::Queue) => Some(Kernel::BitmapToQueue),
         _ => None,
     }
+}
+
+/// The grid every later level of `command` is dispatched on
+/// ([`CommandPlan::later_grid`]).
+#[must_use]
+pub fn later_grid(command: &WaveCommand) -> [u32; 3] {
+    [command.launch.later.max_workgroups.max(1), 1, 1]
 }
 
 impl CommandPlan {
@@ -215,6 +227,7 @@ impl CommandPlan {
             conversion: conversion(position.form, command.topology),
             first,
             later,
+            later_grid: later_grid(command),
             words,
         })
     }

@@ -41,17 +41,15 @@ pub const WORKGROUP_BYTES_PER_LANE: u32 = 20;
 /// counters, and a batch pass's 64 lane counts), in bytes.
 pub const WORKGROUP_BYTES_FIXED: u32 = 4 * SCAN_CAP + 64 + 256;
 
-/// Every override but `WG`, by name, with the value both backends set
-/// (`stale_sizing` is the tests-only fault injection of `chain.wgsl`).
+/// Every override but `WG`, by name, with the value both backends set.
 #[must_use]
-pub fn pipeline_constants(stale_sizing: bool) -> [(&'static str, f64); 6] {
+pub fn pipeline_constants() -> [(&'static str, f64); 5] {
     [
         ("SCAN_CAP", f64::from(SCAN_CAP)),
         ("PIECE_EDGES", f64::from(PIECE_EDGES)),
         ("LIGHT_DEGREE", f64::from(LIGHT_DEGREE)),
         ("REPEATED_SCAN_LOADS", REPEATED_SCAN_LOADS as f64),
         ("MID_ROUNDS", f64::from(MID_ROUNDS)),
-        ("STALE_SIZING", f64::from(u8::from(stale_sizing))),
     ]
 }
 
@@ -100,7 +98,7 @@ mod tests {
 
     #[test]
     fn constants_are_whole_numbers_the_wgsl_declares() {
-        for (name, value) in pipeline_constants(true) {
+        for (name, value) in pipeline_constants() {
             assert!(value.fract() == 0.0 && value >= 0.0, "{name} = {value}");
             assert!(value <= f64::from(u32::MAX), "{name} = {value}");
         }

@@ -8,6 +8,7 @@
 //! frontier lives) is in the command; the backend executes it and reports
 //! what it measured in a [`WaveReport`].
 
+mod band;
 mod batch;
 mod capabilities;
 mod check;
@@ -19,6 +20,7 @@ mod position;
 mod prepare;
 mod wave;
 
+pub use band::ChainBand;
 pub use batch::{BATCH_LANES, BatchLayout, BatchReport, BatchSources, LaneCounts, lane_mask};
 pub use capabilities::{DEVICE_WAIT_LIMIT, DeviceCapabilities};
 pub use check::CheckedCommand;

@@ -91,11 +91,11 @@ pub fn slots_for(
 }
 
 /// The engine's rule for a level whose frontier only the device knows (a
-/// later level of a chain). A backend that sizes such levels on the device
-/// (indirect dispatch) applies [`LevelSizing::workgroups`] in its kernel
-/// from these two parameters, which it receives in the command; a backend
-/// that cannot launches [`LevelSizing::max_workgroups`] and its kernels
-/// stride over the frontier. Either way no backend invents a grid.
+/// later level of a chain). A backend dispatches such a level on
+/// [`LevelSizing::max_workgroups`] and its kernels apply
+/// [`LevelSizing::workgroups`] from these two parameters, which they receive
+/// in the command: the workgroups past the rule's grid return at once, the
+/// others stride over the frontier. No backend invents a grid.
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
 pub struct LevelSizing {
     /// Edges one lane expands ([`EDGES_PER_LANE`] for edge-balanced

@@ -5,8 +5,8 @@
 use std::time::{Duration, Instant};
 
 use vyre_driver::backend::{
-    Backend, BackendError, CheckedCommand, DeviceCapabilities, SearchPosition, WaveCommand,
-    WaveReport,
+    Backend, BackendError, ChainBand, CheckedCommand, DeviceCapabilities, SearchPosition,
+    WaveCommand, WaveReport,
 };
 use vyre_driver::collective::ExchangeKind;
 use vyre_driver::megakernel_execution::{MegakernelExecutionPlanner, MegakernelExecutionTopology};
@@ -108,21 +108,29 @@ impl WavePlan {
             let max_levels =
                 chains.levels(self.chaining, topology, &telemetry, caps.launch_overhead_ns);
             let position = telemetry.position;
-            let launch = size_launch(
-                topology,
-                FrontierSize {
-                    vertices: position.frontier_len,
-                    edges: position.frontier_edges,
-                    graph_vertices: graph.vertex_count(),
-                    graph_edges: graph.edge_count(),
-                },
-                caps,
-            )?;
+            let frontier = FrontierSize {
+                vertices: position.frontier_len,
+                edges: position.frontier_edges,
+                graph_vertices: graph.vertex_count(),
+                graph_edges: graph.edge_count(),
+            };
+            let launch = size_launch(topology, frontier, caps)?;
             // A multi-level command stops at its topology's band, and a fused
             // one also where its grid runs out.
             let band_max_frontier_edges =
                 ChainLength::band_max_frontier_edges(topology, max_levels, &telemetry)
                     .min(grid_band_max_frontier_edges(topology, &launch, caps));
+            // Later levels are dispatched on their cap: no more than the
+            // largest of them within the band can use.
+            let launch = launch.later_within_band(
+                topology,
+                &ChainBand {
+                    first_frontier_edges: frontier.edges,
+                    band_max_frontier_edges,
+                    graph_vertices: frontier.graph_vertices,
+                    graph_edges: frontier.graph_edges,
+                },
+            );
             let command = WaveCommand {
                 topology,
                 position,

@@ -1,9 +1,11 @@
 //! Recording a chain of levels into one reusable command buffer. Every
-//! dispatch reads its workgroup counts from the device (indirect dispatch):
-//! the first level's from where the host wrote the command's launch grid
-//! (and a frontier conversion's from where it wrote the conversion's),
-//! later levels' from what the level before grew by the engine's rule, so a
-//! recording serves every command of its shape.
+//! dispatch reads its workgroup counts from where the host wrote them
+//! before the submission (indirect dispatch): the first level's launch
+//! grid, every later level's grid and a frontier conversion's, so a
+//! recording serves every command of its shape. No dispatch writes another's
+//! arguments, so the barrier between two dispatches orders compute work
+//! alone (one that also waited for indirect arguments would cost about as
+//! much as the dispatch on NVIDIA's driver).
 
 use ash::vk;
 use vyre_driver::backend::BackendError;
@@ -40,9 +42,8 @@ impl Drop for Recorded {
     }
 }
 
-/// What the next dispatch may read: storage written before, and indirect
-/// arguments written before.
-const NEXT_DISPATCH: [Access; 2] = [COMPUTE, crate::barrier::INDIRECT];
+/// What the next dispatch may read: storage written before.
+const NEXT_DISPATCH: [Access; 1] = [COMPUTE];
 
 /// Record `levels` (each a list of dispatches) with a barrier after every
 /// dispatch, a timestamp before the first level and one after the last when

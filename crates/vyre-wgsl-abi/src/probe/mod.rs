@@ -78,11 +78,11 @@ mod tests {
         let why = narrow.largest_trial().unwrap_err().reason();
         assert!(why.contains("at most 192 invocations"), "{why}");
         let bindings = ProbeLimits {
-            storage_buffers: 30,
+            storage_buffers: 29,
             ..h200
         };
         let why = bindings.largest_trial().unwrap_err().reason();
-        assert!(why.contains("binds 30 storage buffers"), "{why}");
+        assert!(why.contains("binds 29 storage buffers"), "{why}");
         assert!(why.starts_with("probe not run"), "{why}");
     }
 }
