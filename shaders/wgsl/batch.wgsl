@@ -83,6 +83,12 @@ fn push_visit(u: u32, v: u32, next_depth: u32) {
     }
 }
 
+// The wide levels' visit (visit.wgsl's push_visit_unreached): the seen
+// words read first already spare v's atomics where it has every lane.
+fn push_visit_unreached(u: u32, v: u32, next_depth: u32) {
+    push_visit(u, v, next_depth);
+}
+
 // Lane counts of the running level, per workgroup, added to the tallies by
 // flush_lanes (workgroup memory starts zeroed).
 var<workgroup> w_lanes: array<atomic<u32>, 64>;

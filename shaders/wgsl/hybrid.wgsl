@@ -59,7 +59,7 @@ fn hybrid(
             let degree = out_offsets[u + 1u] - start;
             if degree <= LIGHT_DEGREE {
                 for (var e = start; e < start + degree; e += 1u) {
-                    push_visit(u, out_edge(e, per), next_depth);
+                    push_visit_unreached(u, out_edge(e, per), next_depth);
                 }
                 p_examined += degree;
             } else if degree <= PIECE_EDGES {
@@ -111,7 +111,7 @@ fn hybrid(
                 if k < kept {
                     j = scan_owner(j, mid - 1u, k);
                     let u = h_mid[j];
-                    push_visit(u, out_edge(out_offsets[u] + k - scan_before(j), per), next_depth);
+                    push_visit_unreached(u, out_edge(out_offsets[u] + k - scan_before(j), per), next_depth);
                 }
                 if base % (2u * WG) != 0u && kept - base > WG {
                     flush_appends(lid);
@@ -154,7 +154,7 @@ fn hybrid_pieces(
         for (var base = piece.y; base < last; base += WG) {
             let e = base + lid;
             if e < last {
-                push_visit(u, out_edge(e, per), next_depth);
+                push_visit_unreached(u, out_edge(e, per), next_depth);
             }
             if (base - piece.y) % (2u * WG) != 0u || last - base <= WG {
                 flush_appends(lid);

@@ -10,10 +10,21 @@
 // claims v writes its parent and appends it to the next queue.
 fn push_visit(u: u32, v: u32, next_depth: u32) {
     if claim(v, next_depth) {
-        parent[v] = u;
-        append_next(v);
-        p_out_edges += out_degree(v);
+        visited_from(u, v);
     }
+}
+
+// push_visit for wide levels (base.wgsl's claim_unreached).
+fn push_visit_unreached(u: u32, v: u32, next_depth: u32) {
+    if claim_unreached(v, next_depth) {
+        visited_from(u, v);
+    }
+}
+
+fn visited_from(u: u32, v: u32) {
+    parent[v] = u;
+    append_next(v);
+    p_out_edges += out_degree(v);
 }
 
 fn bit_set(word: u32, bit: u32) -> bool {
