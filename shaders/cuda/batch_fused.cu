@@ -48,8 +48,7 @@ extern "C" __global__ void __launch_bounds__(VYRE_FUSED_MAX_BLOCK, 5) vyre_batch
         if (t == 0) {
             fused_read_level(a, run, level, len, slot, next_len, next_edges);
             decision[0] = next_len;
-            decision[1] = next_len == 0 || run + 1 >= a.max_levels ||
-                          next_edges > a.band_max_frontier_edges;
+            decision[1] = run + 1 >= a.max_levels || ends_command(a, next_len, next_edges);
         }
         __syncthreads();
         const bool stop = decision[1] != 0;

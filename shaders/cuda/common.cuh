@@ -95,6 +95,7 @@ struct VyreArgs {
     u32* work;               // DeviceLayout::work_bytes: scans and pieces
     const u32* abort_flag;   // mapped host memory: non-zero once the host gave up waiting
     u64 band_max_frontier_edges;
+    u64 band_max_frontier_vertices;  // a u32 count
     u64 work_words;          // u32 words of `work`
     u32 vertex_count;
     u32 level;               // depth of the frontier this launch expands
@@ -776,6 +777,14 @@ __device__ __forceinline__ bool add_level_counts(const VyreArgs& a, u64 examined
     return true;
 }
 
+// Whether a level that found `next_len` vertices with `next_edges`
+// out-edges is its multi-level command's last: the next frontier is empty
+// or outside the command's band (vyre_driver's FrontierBand::ends_after).
+__device__ __forceinline__ bool ends_command(const VyreArgs& a, u32 next_len, u64 next_edges) {
+    return next_len == 0 || next_edges > a.band_max_frontier_edges ||
+           (u64)next_len > a.band_max_frontier_vertices;
+}
+
 // Epilogue of every per-wave level kernel; each of the `blocks` blocks that
 // take part in the level (the whole grid, or see level_blocks) calls it
 // once, with all threads. Counters are block-reduced and added with one
@@ -794,7 +803,7 @@ __device__ void finish_level(const VyreArgs& a, u32 blocks, u64 examined, u64 ou
     volatile VyreControl* vc = c;
     const u32 next_len = vc->next_len[0];
     const u64 next_edges = vc->out_edges[0];
-    const bool stop = next_len == 0 || next_edges > a.band_max_frontier_edges;
+    const bool stop = ends_command(a, next_len, next_edges);
     const u32 frontier_in = vc->cur_len;
     // Before the frontier changes: a block of this level that starts late
     // leaves (level_frontier).

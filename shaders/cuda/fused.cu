@@ -217,7 +217,7 @@ __device__ __forceinline__ void fused_log_level(const VyreArgs& a, u32 run, u32 
 // levels are spent, or the frontier left the band.
 __device__ __forceinline__ bool fused_stops(const VyreArgs& a, u32 run, u32 next_len,
                                             u64 next_edges) {
-    return next_len == 0 || run + 1 >= a.max_levels || next_edges > a.band_max_frontier_edges;
+    return run + 1 >= a.max_levels || ends_command(a, next_len, next_edges);
 }
 
 // Thread 0 of a block after level `run` (at `level`, expanding `len`

@@ -52,6 +52,7 @@ const C_MAX_WORKGROUPS: u32 = 7u; // the command's LevelSizing::max_workgroups
 const C_BAND_MAX: u32 = 8u;       // a later level runs only while its frontier has at most this many out-edges
 const C_SCAN_RECORDED: u32 = 9u;  // Sparse chunk scan recorded: bit 0 on the first level, bit 1 on later ones
 const C_IN_EDGE_END: u32 = 14u;   // per-wave: one past the last vertex with an in-edge (bottom-up stops there)
+const C_BAND_MAX_VERTICES: u32 = 15u; // a later level runs only while its frontier has at most this many vertices
 // Words 10..14, and 20..32 (zeroed before every command), are the fused
 // kernel's (fused.wgsl).
 // Words 16..20 are written at upload.

@@ -26,8 +26,9 @@
 // this_level and gives level k + 1 its index in next_level.
 //
 // A level runs when its frontier is not empty and, after the first, its
-// frontier's out-edges are within the band (C_BAND_MAX); otherwise the chain
-// stops and the host knows it from the records by the same rule.
+// frontier's out-edges and vertices are within the band (C_BAND_MAX,
+// C_BAND_MAX_VERTICES); otherwise the chain stops and the host knows it from
+// the records by the same rule (vyre_driver's FrontierBand::ends_after).
 
 // Set by begin_level for every invocation: the running level's index, the
 // history word of its record, the depth it discovers and the workgroups it
@@ -74,6 +75,7 @@ fn begin_level(lid: u32, wid: vec3<u32>, dispatched: vec3<u32>) -> bool {
         let level = ctl(C_LEVEL);
         let stopped = ctl(C_STOPPED);
         let band_max = ctl(C_BAND_MAX);
+        let band_vertices = ctl(C_BAND_MAX_VERTICES);
         var count = ctl(C_CUR_COUNT);
         var edges = ctl(C_CUR_EDGES);
         let sizing = vec4(
@@ -90,7 +92,8 @@ fn begin_level(lid: u32, wid: vec3<u32>, dispatched: vec3<u32>) -> bool {
             groups = min(later_groups(sizing, count, edges), groups);
         }
         let g = group_index(wid, dispatched);
-        let stop = stopped != 0u || count == 0u || (k > 0u && edges > band_max);
+        let stop = stopped != 0u || count == 0u
+            || (k > 0u && (edges > band_max || count > band_vertices));
         if stop {
             atomicStore(&control[C_STOPPED], 1u);
         } else if g == 0u {

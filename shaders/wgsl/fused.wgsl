@@ -35,8 +35,8 @@
 // A level counts into its own record (history, as chain.wgsl's levels do),
 // which the host zeroed; after the barrier every workgroup reads the final
 // counts and makes the same decision: another level while the frontier is
-// not empty, its out-edges are within the band (C_BAND_MAX), and fewer
-// than C_MAX_LEVELS levels ran.
+// not empty, its out-edges and vertices are within the band (C_BAND_MAX,
+// C_BAND_MAX_VERTICES), and fewer than C_MAX_LEVELS levels ran.
 //
 // Piece lists: two, by level parity; list 0 grows up from the start of the
 // work array, list 1 down from its end. A list holds the pieces of one
@@ -284,6 +284,7 @@ fn levels(lid: u32, g: u32, groups: u32) {
     var count = uniform_ctl(lid, C_CUR_COUNT);
     let max_levels = uniform_ctl(lid, C_MAX_LEVELS);
     let band = uniform_ctl(lid, C_BAND_MAX);
+    let band_vertices = uniform_ctl(lid, C_BAND_MAX_VERTICES);
     let heavy = uniform_ctl(lid, C_HEAVY) != 0u;
     let first_depth = ctl(C_LEVEL);
     let per = ctl(C_OUT_PER_SEG);
@@ -323,7 +324,7 @@ fn levels(lid: u32, g: u32, groups: u32) {
             );
         }
         let next = workgroupUniformLoad(&f_next);
-        if next.x == 0u || next.y > band {
+        if next.x == 0u || next.y > band || next.x > band_vertices {
             return;
         }
         count = next.x;

@@ -196,8 +196,7 @@ impl Backend for CpuBackend {
                 edges_examined: stats.edges_examined,
                 device_ns: Some(ns),
             });
-            if stats.frontier_out == 0 || stats.frontier_out_edges > command.band_max_frontier_edges
-            {
+            if command.ends_after(stats.frontier_out, stats.frontier_out_edges) {
                 break;
             }
             frontier_in = stats.frontier_out;
@@ -269,4 +268,65 @@ pub(crate) fn check_len(out: &[u32], n: u32) -> Result<(), BackendError> {
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use vyre_driver::backend::{
+        LaunchShape, LevelSizing, SearchPosition, SearchSources, WaveCommand,
+    };
+    use vyre_driver::megakernel_execution::MegakernelExecutionTopology as T;
+    use vyre_graph::generate::grid_2d;
+
+    use super::*;
+
+    /// Levels (frontier in, found) of a chain of up to 8 levels from a
+    /// corner of a 20 x 20 grid, where level k's frontier has k + 1
+    /// vertices and 2k + 2 out-edges past the first levels.
+    fn chain_from_corner(topology: T, max_edges: u64, max_vertices: u32) -> Vec<(u32, u32)> {
+        let graph = Arc::new(grid_2d(20, 20).unwrap());
+        let mut cpu = CpuBackend::open(&CpuOpenRequest::default()).unwrap();
+        let layout = DeviceLayout::for_graph(&graph, cpu.capabilities(), 8).unwrap();
+        cpu.upload(&graph, &layout).unwrap();
+        let sources = SearchSources::new(&[0], &graph).unwrap();
+        cpu.begin_search(&sources).unwrap();
+        let command = WaveCommand {
+            topology,
+            position: SearchPosition::start(&sources),
+            max_levels: 8,
+            launch: LaunchShape {
+                workgroup_size_x: 64,
+                dispatch_grid: [1, 1, 1],
+                slots_per_lane: 32,
+                later: LevelSizing {
+                    edges_per_lane: 0,
+                    max_workgroups: 1,
+                },
+            },
+            band_max_frontier_edges: max_edges,
+            band_max_frontier_vertices: max_vertices,
+        }
+        .check(cpu.capabilities(), &layout)
+        .unwrap();
+        let report = cpu.run_wave(&command).unwrap();
+        report
+            .levels
+            .iter()
+            .map(|l| (l.frontier_in, l.frontier_out))
+            .collect()
+    }
+
+    #[test]
+    fn a_chain_stops_where_its_frontier_leaves_the_band() {
+        for topology in [T::WarpSparseFrontier, T::SparseFrontier, T::HybridFrontier] {
+            let all = chain_from_corner(topology, u64::MAX, u32::MAX);
+            assert_eq!(all.len(), 8, "{topology:?}");
+            // Level 2 finds 4 vertices: past a band of 3, the chain stops.
+            let vertices = chain_from_corner(topology, u64::MAX, 3);
+            assert_eq!(vertices, vec![(1, 2), (2, 3), (3, 4)], "{topology:?}");
+            // Level 1 finds 3 vertices with 3 + 4 + 3 out-edges.
+            let edges = chain_from_corner(topology, 9, u32::MAX);
+            assert_eq!(edges, vec![(1, 2), (2, 3)], "{topology:?}");
+        }
+    }
 }

@@ -84,7 +84,7 @@ impl BatchPass {
             });
             report.lanes.push(step.lanes);
             frontier_in = step.stats.frontier_out;
-            if frontier_in == 0 || step.stats.frontier_out_edges > command.band_max_frontier_edges {
+            if command.ends_after(frontier_in, step.stats.frontier_out_edges) {
                 break;
             }
         }

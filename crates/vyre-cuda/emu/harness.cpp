@@ -247,6 +247,7 @@ struct Backend {
         a.abort_flag = abort_word;
         a.work_words = work_words;
         a.band_max_frontier_edges = ~0ull;
+        a.band_max_frontier_vertices = ~0ull;
         a.vertex_count = g->out.n();
         a.max_levels = 1;
         return a;
@@ -317,14 +318,15 @@ struct Backend {
     }
 
     // One command; returns its records (empty on a failure).
-    std::vector<Record> run(Topology t, u32 max_levels, u64 band, u32 width, u32 first_blocks,
-                            u32 later_blocks, u32 slice, u32 per_lane) {
+    std::vector<Record> run(Topology t, u32 max_levels, u64 band, u32 band_vertices, u32 width,
+                            u32 first_blocks, u32 later_blocks, u32 slice, u32 per_lane) {
         std::vector<Record> out;
         epoch = epoch + 1 == 0 ? 1 : epoch + 1;
         VyreArgs a = base();
         a.epoch = epoch;
         for (u32 i = 0; i < max_levels && i < HISTORY_LEVELS; ++i) history[8 * i + 3] = 0;
         a.band_max_frontier_edges = band;
+        a.band_max_frontier_vertices = band_vertices;
         a.max_levels = max_levels;
         a.edges_per_lane = is_edge_balanced(t) ? per_lane : 0;
         const u32 n = g->out.n();
@@ -443,6 +445,13 @@ struct Choice {
     // Per-wave launches run this many blocks at a time (0: all at once), so
     // that a chained level's surplus blocks start after the level closed.
     u32 slice = 0;
+    // Most frontier vertices a later level runs on; the chain's later grid
+    // is what such a level needs, as the engine sizes a long chain's.
+    u32 band_vertices = ~0u;
+    // FrontierBand::ends_after.
+    bool ends_after(u32 found, u64 out_edges) const {
+        return found == 0 || out_edges > band || found > band_vertices;
+    }
 };
 
 static u32 slots(Topology t, u32 frontier, u32 n) {
@@ -499,8 +508,10 @@ static void search(Backend& b, const Graph& g, const std::vector<u32>& sources, 
         const u32 per_lane = edges_per_lane(b.frontier_edges, width);
         u32 blocks = c.blocks ? c.blocks : workgroups(c.t, width, len0, b.frontier_edges, n, per_lane);
         if (c.t == Fused && !c.blocks) blocks = std::min<u32>(std::max<u32>((len0 + width - 1) / width, 1), 4);
-        const u32 later = c.t == Fused ? blocks : workgroups(c.t, width, n, g.out.tgt.size(), n, per_lane);
-        auto recs = b.run(c.t, c.max_levels, c.band, width, blocks, later, c.slice, per_lane);
+        const u32 later = c.t == Fused ? blocks
+                                       : workgroups(c.t, width, std::min(n, c.band_vertices),
+                                                    std::min<u64>(g.out.tgt.size(), c.band), n, per_lane);
+        auto recs = b.run(c.t, c.max_levels, c.band, c.band_vertices, width, blocks, later, c.slice, per_lane);
         if (recs.empty()) {
             fail("%s: wave %u (%s) failed", what.c_str(), wave, NAMES[c.t]);
             return;
@@ -515,10 +526,10 @@ static void search(Backend& b, const Graph& g, const std::vector<u32>& sources, 
             if (r.out_edges != oe[l + 1]) fail("%s: level %u out_edges %llu != %llu", what.c_str(), l, r.out_edges, oe[l + 1]);
             if (!is_bitmap(c.t) && r.examined != oe[l]) fail("%s: level %u (%s) examined %llu != %llu", what.c_str(), l, NAMES[c.t], r.examined, oe[l]);
             if (is_bitmap(c.t) && (r.examined < r.frontier_out || r.examined > g.out.tgt.size())) fail("%s: level %u bottom-up examined %llu", what.c_str(), l, r.examined);
-            if (i + 1 < recs.size() && (r.frontier_out == 0 || r.out_edges > c.band)) fail("%s: ran past a stop at level %u", what.c_str(), l);
+            if (i + 1 < recs.size() && c.ends_after(r.frontier_out, r.out_edges)) fail("%s: ran past a stop at level %u", what.c_str(), l);
         }
         const Record& last = recs.back();
-        if (!(last.frontier_out == 0 || last.out_edges > c.band || recs.size() == c.max_levels))
+        if (!(c.ends_after(last.frontier_out, last.out_edges) || recs.size() == c.max_levels))
             fail("%s: command returned early after %zu levels", what.c_str(), recs.size());
         if (failures) return;
         ++wave;
@@ -627,6 +638,11 @@ int main(int argc, char** argv) {
                 for (Topology t : {WarpSparse, Sparse, Hybrid})
                     search(b, g, sources, std::string("chains of ") + NAMES[t] + ", a block at a time, on " + from,
                            [t](u32, u32) { return Choice{t, 4, ~0ull, 0, 1}; });
+                // A band of vertices, and later grids sized for it: chains
+                // hand back where the frontier outgrows 3 or 40 vertices.
+                for (Topology t : {WarpSparse, Sparse, Hybrid})
+                    search(b, g, sources, std::string("chains of ") + NAMES[t] + " in a band of vertices on " + from,
+                           [t](u32 wave, u32) { return Choice{t, 8, ~0ull, 0, 0, wave % 2 ? 3u : 40u}; });
             }
             if (only.empty() || only == "fused") {
                 search(b, g, sources, "fused band 40 on " + from, [](u32 wave, u32) {

@@ -97,6 +97,9 @@ shared_struct! {
         /// its deadline; kernels that wait for other blocks stop then.
         abort_flag: u64,
         band_max_frontier_edges: u64,
+        /// Frontier vertices above which a chain runs no later level (a
+        /// `u32` count, widened so the block stays packed).
+        band_max_frontier_vertices: u64,
         work_words: u64,
         vertex_count: u32,
         level: u32,

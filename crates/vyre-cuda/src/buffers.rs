@@ -220,6 +220,7 @@ impl DeviceGraph {
             work: ptr32(&self.work),
             abort_flag,
             band_max_frontier_edges: u64::MAX,
+            band_max_frontier_vertices: u64::MAX,
             work_words: self.work.len() as u64,
             vertex_count: self.layout.vertex_count,
             level: 0,

@@ -10,7 +10,7 @@
 //! level that will never record (the caller's `idle` also says yes once the
 //! command's deadline passed, which stops the enqueuing).
 
-use vyre_driver::backend::{BackendError, LevelRecord};
+use vyre_driver::backend::{BackendError, FrontierBand, LevelRecord};
 
 use crate::records::stops;
 
@@ -26,7 +26,7 @@ const POLLS_PER_IDLE_CHECK: u32 = 256;
 /// Decides, before each level of a chain is enqueued, whether to enqueue
 /// it.
 pub(crate) struct Pacer {
-    band: u64,
+    band: FrontierBand,
     /// Levels whose records the host has seen.
     seen: u32,
     /// Whether a seen level ended the chain.
@@ -34,8 +34,8 @@ pub(crate) struct Pacer {
 }
 
 impl Pacer {
-    /// A pacer for a chain whose band is `band` out-edges.
-    pub(crate) fn new(band: u64) -> Self {
+    /// A pacer for a chain whose band is `band`.
+    pub(crate) fn new(band: FrontierBand) -> Self {
         Self {
             band,
             seen: 0,
@@ -125,7 +125,7 @@ mod tests {
     }
 
     /// Levels a chain of `levels` enqueues on `device`.
-    fn enqueued(device: &Device, band: u64, levels: u32) -> u32 {
+    fn enqueued(device: &Device, band: FrontierBand, levels: u32) -> u32 {
         let mut pacer = Pacer::new(band);
         let mut launched = 0;
         while launched < levels
@@ -140,7 +140,7 @@ mod tests {
 
     #[test]
     fn the_first_levels_go_out_without_waiting() {
-        let mut pacer = Pacer::new(u64::MAX);
+        let mut pacer = Pacer::new(FrontierBand::of_edges(u64::MAX));
         let never = |_| None;
         for next in 0..RUN_AHEAD {
             assert!(pacer.may_enqueue(next, never, || Ok(false)).unwrap());
@@ -157,7 +157,7 @@ mod tests {
             stop_at: 2,
             band_edges: 10,
         };
-        let n = enqueued(&device, u64::MAX, 64);
+        let n = enqueued(&device, FrontierBand::of_edges(u64::MAX), 64);
         assert!((3..=3 + RUN_AHEAD).contains(&n), "{n}");
     }
 
@@ -169,7 +169,7 @@ mod tests {
             stop_at: u32::MAX,
             band_edges: 10,
         };
-        assert_eq!(enqueued(&device, u64::MAX, 40), 40);
+        assert_eq!(enqueued(&device, FrontierBand::of_edges(u64::MAX), 40), 40);
     }
 
     #[test]
@@ -181,13 +181,24 @@ mod tests {
             band_edges: 100,
         };
         // Every level has 100 out-edges: over a band of 99, level 0 stops.
-        let n = enqueued(&device, 99, 64);
+        let n = enqueued(&device, FrontierBand::of_edges(99), 64);
+        assert!((1..=1 + RUN_AHEAD).contains(&n), "{n}");
+        // Every level finds 5 vertices: over a band of 4, level 0 stops.
+        let vertices = FrontierBand {
+            max_edges: u64::MAX,
+            max_vertices: 4,
+        };
+        let device = Device {
+            reads: Cell::new(0),
+            ..device
+        };
+        let n = enqueued(&device, vertices, 64);
         assert!((1..=1 + RUN_AHEAD).contains(&n), "{n}");
     }
 
     #[test]
     fn an_idle_stream_without_the_record_stops_enqueuing() {
-        let mut pacer = Pacer::new(u64::MAX);
+        let mut pacer = Pacer::new(FrontierBand::of_edges(u64::MAX));
         let never = |_| None;
         let idle_checks = Cell::new(0);
         let idle = || {
@@ -200,7 +211,7 @@ mod tests {
 
     #[test]
     fn a_failed_stream_is_an_error() {
-        let mut pacer = Pacer::new(u64::MAX);
+        let mut pacer = Pacer::new(FrontierBand::of_edges(u64::MAX));
         let failed = || Err(BackendError::device("stream failed. Fix: none."));
         let err = pacer
             .may_enqueue(RUN_AHEAD + 2, |_| None, failed)

@@ -13,7 +13,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use cudarc::driver::CudaStream;
-use vyre_driver::backend::{BackendError, LEVEL_RECORD_BYTES, LevelRecord};
+use vyre_driver::backend::{BackendError, FrontierBand, LEVEL_RECORD_BYTES, LevelRecord};
 
 use crate::args::DeviceRecord;
 use crate::pinned::MappedWords;
@@ -152,8 +152,8 @@ impl Drop for HostRecords {
 
 /// Whether a level with `record` stops a multi-level command whose band is
 /// `band` (the rule of `finish_level` and the fused kernel).
-pub(crate) fn stops(record: &LevelRecord, band: u64) -> bool {
-    record.frontier_out == 0 || record.frontier_out_edges > band
+pub(crate) fn stops(record: &LevelRecord, band: FrontierBand) -> bool {
+    band.ends_after(record.frontier_out, record.frontier_out_edges)
 }
 
 /// The error for a command whose records do not add up.

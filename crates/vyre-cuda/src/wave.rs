@@ -146,6 +146,7 @@ pub(crate) fn run_command(
     let mut args = graph.base_args(&stream, device.watchdog.abort_ptr());
     args.epoch = epoch;
     args.band_max_frontier_edges = command.band_max_frontier_edges;
+    args.band_max_frontier_vertices = u64::from(command.band_max_frontier_vertices);
     args.edges_per_lane = command.launch.later.edges_per_lane;
     // Levels of a chain publish their records while the command runs.
     args.max_levels = levels;
@@ -230,7 +231,7 @@ pub(crate) fn run_command(
         launch(&stream, kernel, grid, &args, true)?;
         levels
     } else {
-        let mut pacer = Pacer::new(command.band_max_frontier_edges);
+        let mut pacer = Pacer::new(command.band());
         let records = &graph.records;
         let mut launched = 0;
         while launched < levels {
@@ -310,8 +311,7 @@ pub(crate) fn run_command(
         .last()
         .copied()
         .ok_or_else(|| inconsistent("a command recorded no level".to_owned()))?;
-    if !fused && records.len() < launched as usize && !stops(&last, command.band_max_frontier_edges)
-    {
+    if !fused && records.len() < launched as usize && !stops(&last, command.band()) {
         return Err(inconsistent(format!(
             "{} of {launched} enqueued levels recorded, the last without stopping the chain",
             records.len()
@@ -421,6 +421,7 @@ mod tests {
                 },
             },
             band_max_frontier_edges: u64::MAX,
+            band_max_frontier_vertices: u32::MAX,
         }
         .check(&caps, &layout)
     }

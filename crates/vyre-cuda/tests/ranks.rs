@@ -208,6 +208,7 @@ fn ranks_refuse_batches_and_fused_waves_with_a_fix() {
             &case.graph,
         ),
         band_max_frontier_edges: u64::MAX,
+        band_max_frontier_vertices: u32::MAX,
     };
     assert!(fused.check(&caps, &layout).is_err());
     // A result slice of the wrong length is refused, not written past.

@@ -15,7 +15,9 @@ use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
 use vyre_graph::bfs::reference_bfs;
 use vyre_graph::generate::grid_2d;
 use vyre_runtime::plan::chain::MAX_FUSED_LEVELS;
-use vyre_runtime::plan::grid::FUSED_EDGES_PER_LANE;
+use vyre_runtime::plan::grid::{
+    CHAIN_GRID_GROWTH, CHAIN_GRID_GROWTH_DIVISOR, FUSED_EDGES_PER_LANE, MIN_CHAIN_GRID,
+};
 use vyre_runtime::{ChainMode, Engine, EngineError, SearchRequest, TopologyChoice};
 
 #[test]
@@ -209,6 +211,58 @@ fn multi_level_commands_carry_a_finite_band() {
     for c in commands.lock().unwrap().iter() {
         assert_eq!(c.max_levels, 16);
         assert!(c.band_max_frontier_edges < u64::MAX);
+    }
+}
+
+#[test]
+fn long_chains_run_on_their_first_grid_with_room_to_grow() {
+    // Warp-sparse levels of this grid could use 300 workgroups (a warp's
+    // lanes for every vertex); an edge-balanced level's cap is under the
+    // chain grid's floor here (its unit tests cover those).
+    let topology = MegakernelExecutionTopology::WarpSparseFrontier;
+    for levels in [16, 2] {
+        let (mock, commands) = Mock::new(false, (12_000, 1_000));
+        let mut engine = Engine::new(Box::new(mock));
+        let graph = grid();
+        engine.load(Arc::clone(&graph)).unwrap();
+        let request = SearchRequest {
+            sources: &[0],
+            topology: TopologyChoice::Forced(topology),
+            chaining: ChainMode::Levels(levels),
+        };
+        let result = engine.bfs(&request).unwrap();
+        assert_eq!(result.depths, reference_bfs(&graph, &[0]).depths);
+        for (i, c) in commands.lock().unwrap().iter().enumerate() {
+            if levels == 2 {
+                // A short chain has no band of vertices.
+                assert_eq!(c.band_max_frontier_vertices, u32::MAX, "command {i}");
+                continue;
+            }
+            let later = u64::from(c.launch.later.max_workgroups);
+            let grown = (c.launch.workgroups() * CHAIN_GRID_GROWTH / CHAIN_GRID_GROWTH_DIVISOR)
+                .max(u64::from(MIN_CHAIN_GRID));
+            assert!(later <= grown, "command {i}: {later} > {grown}");
+            let band = u64::from(c.band_max_frontier_vertices);
+            assert!(band < 2_400, "command {i}: band {band}");
+            // Every frontier the band admits fits the later grid: at most
+            // the band's vertices, and no more vertices than the frontier
+            // before had out-edges.
+            let admitted = band.min(c.band_max_frontier_edges.max(c.position.frontier_edges));
+            let lanes = later * u64::from(c.launch.workgroup_size_x);
+            assert!(lanes >= admitted * 32, "command {i}");
+            for level in result
+                .levels
+                .iter()
+                .filter(|l| l.command as usize == i)
+                .skip(1)
+            {
+                assert!(
+                    u64::from(level.frontier_in) <= band,
+                    "level {}",
+                    level.level
+                );
+            }
+        }
     }
 }
 

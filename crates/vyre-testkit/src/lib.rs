@@ -14,8 +14,8 @@ use std::sync::Arc;
 
 use vyre_driver::backend::{
     Backend, ChainBand, CheckedCommand, DeviceCapabilities, DeviceLayout, EDGES_PER_LANE,
-    LaunchShape, LevelSizing, SearchPosition, SearchSources, WaveCommand, is_edge_balanced,
-    slots_for,
+    FrontierBand, LaunchShape, LevelSizing, SearchPosition, SearchSources, WaveCommand,
+    is_edge_balanced, slots_for,
 };
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology as T;
 use vyre_graph::bfs::reference_bfs;
@@ -118,26 +118,28 @@ pub fn shape(
 }
 
 /// `launch` with its later levels capped as the engine caps them: at what
-/// the largest later level of a command from `at` within
-/// `band_max_frontier_edges` can use ([`LaunchShape::later_within_band`]).
+/// the largest later level of a command from `at` within `band` can use
+/// ([`LaunchShape::later_within_band`]).
 #[must_use]
 pub fn within_band(
     launch: LaunchShape,
     topology: T,
     at: &SearchPosition,
     layout: &DeviceLayout,
-    band_max_frontier_edges: u64,
+    band: FrontierBand,
 ) -> LaunchShape {
     let band = ChainBand {
         first_frontier_edges: at.frontier_edges,
-        band_max_frontier_edges,
+        band_max_frontier_edges: band.max_edges,
+        band_max_frontier_vertices: band.max_vertices,
         graph_vertices: layout.vertex_count,
         graph_edges: layout.edge_count,
     };
     launch.later_within_band(topology, &band)
 }
 
-/// A command from `at`, checked by the driver.
+/// A command from `at` that stops where the frontier's out-edges pass
+/// `band_max_frontier_edges`, checked by the driver.
 #[must_use]
 pub fn command(
     backend: &dyn Backend,
@@ -147,18 +149,29 @@ pub fn command(
     max_levels: u32,
     band_max_frontier_edges: u64,
 ) -> CheckedCommand {
+    let band = FrontierBand::of_edges(band_max_frontier_edges);
+    command_in_band(backend, layout, topology, at, max_levels, band)
+}
+
+/// A command from `at` that stops where the frontier leaves `band`, its
+/// later levels dispatched on what the band admits, checked by the driver.
+#[must_use]
+pub fn command_in_band(
+    backend: &dyn Backend,
+    layout: &DeviceLayout,
+    topology: T,
+    at: SearchPosition,
+    max_levels: u32,
+    band: FrontierBand,
+) -> CheckedCommand {
+    let launch = launch(backend.capabilities(), topology, &at, layout.vertex_count);
     WaveCommand {
         topology,
         position: at,
         max_levels,
-        launch: within_band(
-            launch(backend.capabilities(), topology, &at, layout.vertex_count),
-            topology,
-            &at,
-            layout,
-            band_max_frontier_edges,
-        ),
-        band_max_frontier_edges,
+        launch: within_band(launch, topology, &at, layout, band),
+        band_max_frontier_edges: band.max_edges,
+        band_max_frontier_vertices: band.max_vertices,
     }
     .check(backend.capabilities(), layout)
     .expect("the test's command is valid")
@@ -337,13 +350,20 @@ impl Waves<'_> {
         while at.frontier_len > 0 {
             let topology = (self.schedule)(at.level);
             let launch = (self.shape)(backend.capabilities(), topology, &at);
-            let launch = within_band(launch, topology, &at, self.layout, u64::MAX);
+            let launch = within_band(
+                launch,
+                topology,
+                &at,
+                self.layout,
+                FrontierBand::of_edges(u64::MAX),
+            );
             let command = WaveCommand {
                 topology,
                 position: at,
                 max_levels: self.chain,
                 launch,
                 band_max_frontier_edges: u64::MAX,
+                band_max_frontier_vertices: u32::MAX,
             };
             let command = check(command, backend.capabilities(), self.layout)
                 .expect("the test's command is valid");
@@ -674,6 +694,7 @@ macro_rules! chains_tests {
             chains::chains_of_several_levels_match_the_reference,
             chains::switching_topologies_mid_search_converts_the_frontier,
             chains::a_chain_stops_when_the_frontier_leaves_the_band,
+            chains::a_chain_stops_when_the_frontier_outgrows_its_band_of_vertices,
             chains::a_chain_ends_early_when_the_frontier_empties,
         );
     };

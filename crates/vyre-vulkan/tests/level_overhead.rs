@@ -67,6 +67,7 @@ fn wave(
             layout.vertex_count,
         ),
         band_max_frontier_edges: u64::MAX,
+        band_max_frontier_vertices: u32::MAX,
     }
     .check(caps, layout)
     .expect("a fused command within the resident grid")

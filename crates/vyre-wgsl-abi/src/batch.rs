@@ -297,6 +297,7 @@ mod tests {
                 },
             },
             band_max_frontier_edges: u64::MAX,
+            band_max_frontier_vertices: u32::MAX,
         }
     }
 

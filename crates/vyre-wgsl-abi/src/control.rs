@@ -34,6 +34,8 @@ pub const C_SPIN_LIMIT: usize = 13;
 /// Per-wave: one past the last vertex with an in-edge (bottom-up levels
 /// skip the rest, which no level can discover).
 pub const C_IN_EDGE_END: usize = 14;
+/// Most vertices in the frontier of a later level that runs.
+pub const C_BAND_MAX_VERTICES: usize = 15;
 /// Words 0..16 are rewritten before every command (the stop flag and the
 /// conversion cursor start at 0).
 pub const COMMAND_WORDS: usize = 16;
@@ -70,7 +72,7 @@ const _: () = {
     assert!(C_VERTEX_COUNT == COMMAND_WORDS);
     assert!(C_ARRIVALS == C_VERTEX_COUNT + GRAPH_WORDS);
     assert!(C_MAX_LEVELS > C_SCAN_RECORDED && C_SPIN_LIMIT < C_IN_EDGE_END);
-    assert!(C_IN_EDGE_END < COMMAND_WORDS);
+    assert!(C_IN_EDGE_END < C_BAND_MAX_VERTICES && C_BAND_MAX_VERTICES < COMMAND_WORDS);
     assert!(C_PIECES + 3 <= C_FAILED && C_PROBE_SAW_WRITE < C_ABORTED && C_ABORTED < HOST_WORDS);
     assert!(HOST_WORDS as u64 * 4 <= vyre_driver::backend::CONTROL_BYTES);
 };
@@ -134,11 +136,12 @@ pub fn command_words(
     w[C_EDGES_PER_LANE] = later.edges_per_lane;
     w[C_MAX_WORKGROUPS] = later.max_workgroups;
     w[C_BAND_MAX] = band(command);
+    w[C_BAND_MAX_VERTICES] = command.band_max_frontier_vertices;
     w[C_SCAN_RECORDED] = u32::from(scan_first) | (u32::from(scan_later) << 1);
     w
 }
 
-/// The command's band in the device's 32-bit words.
+/// The command's band of out-edges in the device's 32-bit words.
 #[must_use]
 pub fn band(command: &WaveCommand) -> u32 {
     saturate(command.band_max_frontier_edges)

@@ -100,6 +100,7 @@ pub(crate) mod tests {
                 },
             },
             band_max_frontier_edges: 1000,
+            band_max_frontier_vertices: u32::MAX,
         }
     }
 

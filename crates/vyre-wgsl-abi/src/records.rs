@@ -4,7 +4,7 @@
 
 use vyre_driver::backend::{BackendError, LevelRecord, WaveCommand};
 
-use crate::control::{RECORD_BASE_WORDS, RECORD_WORDS, band};
+use crate::control::{RECORD_BASE_WORDS, RECORD_WORDS};
 
 /// Bytes of the history the host reads back for `levels` levels: the two
 /// timestamps, then one 16-byte record per level.
@@ -45,15 +45,14 @@ impl LevelsRun {
 
 /// The levels `records` (the words after [`RECORD_BASE_WORDS`], one record
 /// of [`RECORD_WORDS`] per level recorded) say ran: the first always; each
-/// later one while the level before it found vertices whose out-edges are
-/// within the band.
+/// later one while the level before it found vertices within the band
+/// ([`WaveCommand::ends_after`]).
 ///
 /// # Errors
 ///
 /// A `Device` error when a level that should have run recorded no
 /// workgroups.
 pub fn levels_run(command: &WaveCommand, records: &[u32]) -> Result<LevelsRun, BackendError> {
-    let band = band(command);
     let mut run = LevelsRun::default();
     let mut frontier_in = command.position.frontier_len;
     for (k, r) in (0u32..).zip(records.chunks_exact(RECORD_WORDS as usize)) {
@@ -73,7 +72,7 @@ pub fn levels_run(command: &WaveCommand, records: &[u32]) -> Result<LevelsRun, B
             device_ns: None,
         });
         run.grids.push(grid);
-        if found == 0 || edges > band {
+        if command.ends_after(found, u64::from(edges)) {
             break;
         }
         frontier_in = found;
@@ -109,6 +108,7 @@ mod tests {
                 },
             },
             band_max_frontier_edges: band,
+            band_max_frontier_vertices: u32::MAX,
         }
     }
 

@@ -478,6 +478,7 @@ pub fn command_for(
         max_levels: choice.max_levels,
         launch: launch_for(caps, choice, &position, graph),
         band_max_frontier_edges: choice.band,
+        band_max_frontier_vertices: u32::MAX,
     }
     .check(caps, &layout)
     .unwrap_or_else(|e| panic!("{choice:?} at {position:?}: {e}"))
@@ -582,7 +583,8 @@ pub fn check_report(command: &WaveCommand, report: &WaveReport) {
             // the command.
             assert!(l.frontier_out > 0, "ran a level after an empty frontier");
             assert!(
-                l.frontier_out_edges <= command.band_max_frontier_edges,
+                l.frontier_out_edges <= command.band_max_frontier_edges
+                    && l.frontier_out <= command.band_max_frontier_vertices,
                 "ran a level after the frontier left the band"
             );
             assert_eq!(levels[i + 1].frontier_in, l.frontier_out);
@@ -591,6 +593,7 @@ pub fn check_report(command: &WaveCommand, report: &WaveReport) {
     let last = levels.last().expect("non-empty");
     let stopped = last.frontier_out == 0
         || last.frontier_out_edges > command.band_max_frontier_edges
+        || last.frontier_out > command.band_max_frontier_vertices
         || levels.len() == command.max_levels.max(1) as usize;
     assert!(stopped, "the command returned early: {levels:?}");
     if command.topology != Topology::FusedWave && command.max_levels <= 1024 {

@@ -18,6 +18,8 @@ pub struct ChainBand {
     pub first_frontier_edges: u64,
     /// Frontier out-edges above which a later level does not run.
     pub band_max_frontier_edges: u64,
+    /// Frontier vertices above which a later level does not run.
+    pub band_max_frontier_vertices: u32,
     /// Vertices of the graph.
     pub graph_vertices: u32,
     /// Stored edges of the graph.
@@ -32,9 +34,9 @@ impl LevelSizing {
     /// of the frontier before it (top-down from it, or bottom-up into it),
     /// so it has at most as many vertices as that frontier had out-edges:
     /// the first one's, or at most the band (a later level beyond it does
-    /// not run); and its own out-edges are within the band. The rule is
-    /// monotone in both, so no level that runs gets another grid than under
-    /// the uncapped rule.
+    /// not run), and at most the band's vertices; its own out-edges are
+    /// within the band. The rule is monotone in both, so no level that runs
+    /// gets another grid than under the uncapped rule.
     #[must_use]
     pub fn within_band(
         self,
@@ -48,6 +50,7 @@ impl LevelSizing {
             .min(band.graph_edges);
         let vertices = u32::try_from(edges)
             .unwrap_or(u32::MAX)
+            .min(band.band_max_frontier_vertices)
             .min(band.graph_vertices);
         Self {
             max_workgroups: self.workgroups(topology, width, vertices, edges, band.graph_vertices),
@@ -94,6 +97,7 @@ mod tests {
         ChainBand {
             first_frontier_edges,
             band_max_frontier_edges,
+            band_max_frontier_vertices: u32::MAX,
             graph_vertices: 1 << 20,
             graph_edges: 1 << 24,
         }
@@ -142,6 +146,28 @@ mod tests {
                     "{topology:?} {vertices} {edges}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn a_band_of_vertices_caps_the_later_grid_of_vertex_sized_levels() {
+        let banded = ChainBand {
+            band_max_frontier_vertices: 3_000,
+            ..band(40_000, 100_000)
+        };
+        // Warp-sparse: 3,000 vertices of 32 lanes, not the 40,000 the edges
+        // would allow.
+        let warp = rule(0, 65_535).within_band(T::WarpSparseFrontier, 256, &banded);
+        assert_eq!(warp.max_workgroups, 3_000 * 32 / 256);
+        // Edge-balanced levels are sized by their edges as well.
+        let sparse = rule(1, 65_535).within_band(T::SparseFrontier, 256, &banded);
+        assert_eq!(sparse.max_workgroups, 100_000_u32.div_ceil(256));
+        // Every level the band admits keeps its uncapped grid.
+        for vertices in [1, 2_999, 3_000] {
+            assert_eq!(
+                warp.workgroups(T::WarpSparseFrontier, 256, vertices, 12_000, 1 << 20),
+                rule(0, 65_535).workgroups(T::WarpSparseFrontier, 256, vertices, 12_000, 1 << 20)
+            );
         }
     }
 }

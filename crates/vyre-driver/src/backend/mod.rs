@@ -33,7 +33,7 @@ pub use poll::{POLL_SLEEP, POLL_SPIN, POLL_YIELD, poll_until};
 pub use position::{SearchPosition, SearchSources, SourceError};
 pub use prepare::PrepareRequest;
 pub use wave::{
-    EDGES_PER_LANE, FrontierForm, LaunchShape, LevelRecord, LevelSizing, MAX_GRID_SLOTS,
-    WARP_LANES, WaveCommand, WaveReport, edge_balanced_slots, frontier_form_of, is_edge_balanced,
-    slots_for,
+    EDGES_PER_LANE, FrontierBand, FrontierForm, LaunchShape, LevelRecord, LevelSizing,
+    MAX_GRID_SLOTS, WARP_LANES, WaveCommand, WaveReport, edge_balanced_slots, frontier_form_of,
+    is_edge_balanced, slots_for,
 };

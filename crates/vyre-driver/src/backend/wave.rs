@@ -219,6 +219,58 @@ pub struct WaveCommand {
     /// frontier left the band the command was planned for), or when the
     /// frontier is empty.
     pub band_max_frontier_edges: u64,
+    /// Likewise for the frontier's vertices: a later level whose frontier
+    /// has more does not run (the frontier outgrew the grid the chain's
+    /// later levels are dispatched on).
+    pub band_max_frontier_vertices: u32,
+}
+
+/// The frontiers a multi-level command runs later levels on: not empty,
+/// with at most `max_edges` out-edges and `max_vertices` vertices.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+pub struct FrontierBand {
+    /// Most out-edges.
+    pub max_edges: u64,
+    /// Most vertices.
+    pub max_vertices: u32,
+}
+
+impl FrontierBand {
+    /// A band of at most `max_edges` out-edges and any number of vertices.
+    #[must_use]
+    pub const fn of_edges(max_edges: u64) -> Self {
+        Self {
+            max_edges,
+            max_vertices: u32::MAX,
+        }
+    }
+
+    /// Whether a level that found `frontier_out` vertices with
+    /// `frontier_out_edges` out-edges is its command's last: the next
+    /// frontier is empty or outside the band. Every backend stops a
+    /// multi-level command by this rule, and the host reads where a command
+    /// stopped by it.
+    #[must_use]
+    pub fn ends_after(&self, frontier_out: u32, frontier_out_edges: u64) -> bool {
+        frontier_out == 0 || frontier_out_edges > self.max_edges || frontier_out > self.max_vertices
+    }
+}
+
+impl WaveCommand {
+    /// The band this command's later levels run in.
+    #[must_use]
+    pub fn band(&self) -> FrontierBand {
+        FrontierBand {
+            max_edges: self.band_max_frontier_edges,
+            max_vertices: self.band_max_frontier_vertices,
+        }
+    }
+
+    /// [`FrontierBand::ends_after`] for this command's band.
+    #[must_use]
+    pub fn ends_after(&self, frontier_out: u32, frontier_out_edges: u64) -> bool {
+        self.band().ends_after(frontier_out, frontier_out_edges)
+    }
 }
 
 impl WaveCommand {
@@ -331,6 +383,7 @@ mod tests {
             // A sparse level of a few edges: two workgroups.
             launch: launch(2, EDGES_PER_LANE, 4096),
             band_max_frontier_edges: u64::MAX,
+            band_max_frontier_vertices: u32::MAX,
         };
         let n = 1 << 24;
         // Already in the topology's form: nothing to convert.

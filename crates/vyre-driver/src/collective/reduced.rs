@@ -24,7 +24,7 @@ pub fn reduced_level(
         edges_examined: counts[2],
         device_ns: Some(device_ns),
     };
-    let last = frontier_out == 0 || counts[1] > command.band_max_frontier_edges;
+    let last = command.ends_after(frontier_out, counts[1]);
     (record, last)
 }
 

@@ -14,7 +14,7 @@ use vyre_driver::megakernel_execution::{MegakernelExecutionPlanner, MegakernelEx
 use super::telemetry::SearchTelemetry;
 use super::{ChainMode, EngineError, LevelTrace, LoadedGraph, TopologyChoice, plan_memory};
 use crate::plan::chain::ChainLength;
-use crate::plan::grid::{FrontierSize, grid_band_max_frontier_edges, size_launch};
+use crate::plan::grid::{FrontierSize, chain_grid, grid_band_max_frontier_edges, size_launch};
 use crate::plan::topology::TopologyPlanner;
 
 /// Which kind of search a plan's waves belong to.
@@ -117,9 +117,16 @@ impl WavePlan {
             let launch = size_launch(topology, frontier, caps)?;
             // A multi-level command stops at its topology's band, and a fused
             // one also where its grid runs out.
-            let band_max_frontier_edges =
+            let mut band_max_frontier_edges =
                 ChainLength::band_max_frontier_edges(topology, max_levels, &telemetry)
                     .min(grid_band_max_frontier_edges(topology, &launch, caps));
+            // A long chain also stops where its frontier outgrows the grid
+            // its later levels are dispatched on.
+            let mut band_max_frontier_vertices = u32::MAX;
+            if let Some(grid) = chain_grid(topology, &launch, max_levels) {
+                band_max_frontier_edges = band_max_frontier_edges.min(grid.band_max_frontier_edges);
+                band_max_frontier_vertices = grid.band_max_frontier_vertices;
+            }
             // Later levels are dispatched on their cap: no more than the
             // largest of them within the band can use.
             let launch = launch.later_within_band(
@@ -127,6 +134,7 @@ impl WavePlan {
                 &ChainBand {
                     first_frontier_edges: frontier.edges,
                     band_max_frontier_edges,
+                    band_max_frontier_vertices,
                     graph_vertices: frontier.graph_vertices,
                     graph_edges: frontier.graph_edges,
                 },
@@ -137,6 +145,7 @@ impl WavePlan {
                 max_levels,
                 launch,
                 band_max_frontier_edges,
+                band_max_frontier_vertices,
             };
             let command = match self.pass {
                 Pass::Single => command.check(caps, &loaded.layout)?,

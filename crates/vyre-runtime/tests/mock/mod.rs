@@ -177,7 +177,7 @@ impl Backend for Mock {
                 device_ns: Some(self.timing.1),
             });
             self.queue = next;
-            if self.queue.is_empty() || next_edges > command.band_max_frontier_edges {
+            if command.ends_after(self.queue.len() as u32, next_edges) {
                 break;
             }
         }
@@ -251,7 +251,7 @@ impl Backend for Mock {
             });
             report.lanes.push(step.lanes);
             frontier_in = step.stats.frontier_out;
-            if frontier_in == 0 || step.stats.frontier_out_edges > command.band_max_frontier_edges {
+            if command.ends_after(frontier_in, step.stats.frontier_out_edges) {
                 break;
             }
         }

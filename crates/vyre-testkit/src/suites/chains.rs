@@ -7,10 +7,10 @@ use std::sync::Arc;
 use vyre_wgsl_abi::records::LevelGrids;
 
 use crate::{
-    Reference, TOPOLOGIES, begin, check_against, check_command_count, command, frontiers,
-    random_directed, random_undirected, repeats, search, upload,
+    Reference, TOPOLOGIES, begin, check_against, check_command_count, command, command_in_band,
+    frontiers, random_directed, random_undirected, repeats, search, upload,
 };
-use vyre_driver::backend::Backend;
+use vyre_driver::backend::{Backend, FrontierBand};
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology as T;
 use vyre_graph::generate::{chain, grid_2d};
 
@@ -113,6 +113,40 @@ pub fn a_chain_stops_when_the_frontier_leaves_the_band<B: Backend + LevelGrids>(
             assert_eq!(
                 report.levels[0].frontier_out, 4,
                 "{topology:?}: level 2 discovers 4"
+            );
+        }
+    }
+}
+
+/// A chain stops where its frontier outgrows its band of vertices, its later
+/// levels dispatched on what the band admits; the search goes on from there.
+pub fn a_chain_stops_when_the_frontier_outgrows_its_band_of_vertices<B: Backend + LevelGrids>(
+    backend: &mut B,
+) {
+    // From a corner of a grid level k's frontier has k + 1 vertices.
+    let graph = Arc::new(grid_2d(20, 20).expect("grid"));
+    let layout = upload(backend, &graph, 8);
+    let band = FrontierBand {
+        max_edges: u64::MAX,
+        max_vertices: 3,
+    };
+    for _ in 0..repeats() {
+        for topology in TOPOLOGIES {
+            let start = begin(backend, &graph, &[0]);
+            let wave = command_in_band(&*backend, &layout, topology, start, 8, band);
+            let report = backend.run_wave(&wave).expect("wave runs");
+            // Levels 1 and 2 expand 2 and 3 vertices; level 2 finds 4.
+            assert_eq!(
+                frontiers(&report),
+                vec![(1, 2), (2, 3), (3, 4)],
+                "{topology:?}: levels before the band stops"
+            );
+            let at = start.after(topology, 3, &report.levels[2]);
+            let next = command(&*backend, &layout, topology, at, 1, u64::MAX);
+            let report = backend.run_wave(&next).expect("wave runs");
+            assert_eq!(
+                report.levels[0].frontier_out, 5,
+                "{topology:?}: level 3 discovers 5"
             );
         }
     }

@@ -68,6 +68,7 @@ pub fn fused_command(
             graph_vertices,
         ),
         band_max_frontier_edges,
+        band_max_frontier_vertices: u32::MAX,
     }
 }
 
@@ -227,6 +228,7 @@ pub fn a_batch_fused_wave_is_refused_and_the_pass_goes_on_per_wave<B: Backend + 
         max_levels: 64,
         launch: fused_launch(&caps, T::FusedWave, &start, n),
         band_max_frontier_edges: u64::MAX,
+        band_max_frontier_vertices: u32::MAX,
     };
     let err = fused.check_batch(&caps, &layout).unwrap_err();
     assert_eq!(err.kind(), BackendErrorKind::InvalidRequest);

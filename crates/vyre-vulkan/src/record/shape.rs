@@ -52,6 +52,7 @@ mod tests {
                 },
             },
             band_max_frontier_edges: band,
+            band_max_frontier_vertices: u32::MAX,
         }
     }
 

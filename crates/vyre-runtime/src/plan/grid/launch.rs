@@ -235,6 +235,7 @@ pub(super) mod tests {
             max_levels: 1,
             launch,
             band_max_frontier_edges: u64::MAX,
+            band_max_frontier_vertices: u32::MAX,
         };
         command.check(&caps(), &layout).unwrap();
     }
@@ -290,6 +291,7 @@ pub(super) mod tests {
                 max_levels: 1024,
                 launch,
                 band_max_frontier_edges: u64::MAX,
+                band_max_frontier_vertices: u32::MAX,
             };
             command
                 .check(&device, &layout)

@@ -12,7 +12,8 @@
 //! Modules: `types` (inputs and the plan), `sizing` (the rules),
 //! `recommend` (the cached entry point), `plan_cache` and `lru` (the caches),
 //! `geometry` (one launch's shape), `launch` (the engine's shapes), `fused`
-//! (a fused launch's width and the frontier it covers).
+//! (a fused launch's width and the frontier it covers), `chain` (a long
+//! chain's later grid and the frontier it covers).
 //!
 //! # Guarantees
 //!
@@ -49,6 +50,7 @@
 //! well under a microsecond, per key per thread) and holds its own 2 x 128
 //! small entries. [`planner_cache_stats`] reports the calling thread's counts.
 
+mod chain;
 mod fused;
 mod geometry;
 mod launch;
@@ -58,6 +60,8 @@ mod recommend;
 mod sizing;
 mod types;
 
+pub(crate) use chain::chain_grid;
+pub use chain::{CHAIN_GRID_GROWTH, CHAIN_GRID_GROWTH_DIVISOR, MIN_CHAIN_GRID};
 pub(crate) use fused::grid_band_max_frontier_edges;
 pub use fused::{FUSED_EDGES_PER_LANE, FUSED_GROWTH};
 pub use geometry::ResidentLaunchGeometry;
