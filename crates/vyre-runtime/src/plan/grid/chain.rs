@@ -92,15 +92,18 @@ mod tests {
     use super::*;
     use MegakernelExecutionTopology as T;
 
+    /// A first level of `workgroups` of 256 whose later levels may use
+    /// `cap` (the device's) at `edges_per_lane`.
     fn launch(workgroups: u32, edges_per_lane: u32, cap: u32) -> LaunchShape {
+        let later = LevelSizing {
+            edges_per_lane,
+            max_workgroups: cap,
+        };
         LaunchShape {
             workgroup_size_x: 256,
             dispatch_grid: [workgroups, 1, 1],
             slots_per_lane: 1,
-            later: LevelSizing {
-                edges_per_lane,
-                max_workgroups: cap,
-            },
+            later,
         }
     }
 
