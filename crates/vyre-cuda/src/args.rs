@@ -266,7 +266,7 @@ mod tests {
                 + DeviceRecord::LAYOUT.fields.len()
                 + RankArgs::LAYOUT.fields.len()
         );
-        assert!(asserts.contains("static_assert(sizeof(VyreArgs) == 232,"));
+        assert!(asserts.contains("static_assert(sizeof(VyreArgs) == 240,"));
         assert!(asserts.contains("static_assert(sizeof(VyreLevelRecord) == 32,"));
         assert!(asserts.contains("static_assert(sizeof(VyreRankArgs) == 176,"));
     }
