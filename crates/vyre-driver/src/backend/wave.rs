@@ -271,9 +271,7 @@ impl WaveCommand {
     pub fn ends_after(&self, frontier_out: u32, frontier_out_edges: u64) -> bool {
         self.band().ends_after(frontier_out, frontier_out_edges)
     }
-}
 
-impl WaveCommand {
     /// Workgroups of the frontier conversion this command starts with, or
     /// `None` when its frontier is already in its topology's form. The
     /// conversion gets a lane per item it walks
@@ -357,6 +355,21 @@ mod tests {
             launch.next_level_workgroups(T::WarpSparseFrontier, 1, 2, 1 << 20),
             1
         );
+    }
+
+    #[test]
+    fn a_level_ends_its_command_past_either_edge_of_the_band_or_on_an_empty_frontier() {
+        let band = FrontierBand {
+            max_edges: 100,
+            max_vertices: 10,
+        };
+        assert!(!band.ends_after(10, 100));
+        assert!(band.ends_after(11, 100));
+        assert!(band.ends_after(10, 101));
+        assert!(band.ends_after(0, 0));
+        let edges = FrontierBand::of_edges(100);
+        assert!(!edges.ends_after(u32::MAX, 100));
+        assert!(edges.ends_after(1, 101));
     }
 
     #[test]
