@@ -20,7 +20,7 @@ use crate::errors::{ErrorSink, wait_idle};
 use crate::host_writes::{HostWrites, UploadSlots};
 use crate::kernels::{Kernel, Kernels};
 use crate::open::{WgpuOpenRequest, open};
-use crate::readback::{read_words, read_words_at};
+use crate::readback::read_words;
 use crate::timing::CommandTiming;
 use crate::wave::{WaveContext, run};
 
@@ -119,9 +119,9 @@ impl WgpuBackend {
         let mut words = [0u32; COMMAND_WORDS];
         words[C_CUR_COUNT] = count;
         let mut writes = HostWrites::default();
-        writes.put(&graph.control, 0, &words);
+        writes.put(graph.control.at(0), &words);
         if let Some(ids) = sources.filter(|s| !s.is_empty()) {
-            writes.put(&graph.queues[0], 0, ids);
+            writes.put(graph.queues[0].at(0), ids);
         }
         let n = graph.layout.vertex_count;
         let limit = self.caps.max_compute_workgroups_per_dimension;
@@ -169,7 +169,7 @@ impl WgpuBackend {
             )));
         }
         let source = if parents { &graph.parent } else { &graph.depth };
-        read_words(&self.device, &self.queue, source, &graph.staging, out)?;
+        read_words(&self.device, &self.queue, source.at(0), &graph.staging, out)?;
         self.errors.check("reading results back")
     }
 }
@@ -300,7 +300,7 @@ impl Backend for WgpuBackend {
         let batch = self.batch.as_ref().ok_or_else(no_batch)?;
         check_depth_output(&batch.layout, out.len())?;
         let at = batch.layout.lane_history_bytes();
-        read_words_at(
+        read_words(
             &self.device,
             &self.queue,
             (&batch.tallies, at),

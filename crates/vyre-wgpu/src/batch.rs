@@ -69,17 +69,19 @@ pub(crate) fn allocate(
         buffer("vyre batch words 1", layout.word_array_bytes()),
     ];
     let tallies = buffer("vyre batch tallies", tallies_bytes(layout));
-    let group =
-        |d: u32| {
-            bind_group(device, group_layout, BATCH_STORAGE_BINDINGS, |binding| {
-                match batch_state_binding(binding, d) {
-                    BatchBinding::Batch(BatchBuffer::Seen) => &seen,
-                    BatchBinding::Batch(BatchBuffer::Words(i)) => &words[i as usize],
-                    BatchBinding::Batch(BatchBuffer::Tallies) => &tallies,
-                    BatchBinding::Search(search) => graph.buffer(search),
-                }
-            })
-        };
+    let group = |d: u32| {
+        bind_group(
+            device,
+            group_layout,
+            BATCH_STORAGE_BINDINGS,
+            |binding| match batch_state_binding(binding, d) {
+                BatchBinding::Batch(BatchBuffer::Seen) => seen.as_entire_binding(),
+                BatchBinding::Batch(BatchBuffer::Words(i)) => words[i as usize].as_entire_binding(),
+                BatchBinding::Batch(BatchBuffer::Tallies) => tallies.as_entire_binding(),
+                BatchBinding::Search(search) => graph.binding(search),
+            },
+        )
+    };
     let groups = vec![group(0), group(1)];
     BatchBuffers {
         layout: *layout,
@@ -105,9 +107,10 @@ impl BatchBuffers {
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("vyre batch start"),
         });
-        for buffer in [&self.seen, &self.words[0], &self.words[1], &graph.depth] {
+        for buffer in [&self.seen, &self.words[0], &self.words[1]] {
             encoder.clear_buffer(buffer, 0, None);
         }
+        graph.depth.clear(&mut encoder, 0, None);
         if self.layout.keep_depths {
             let lanes = self.layout.lane_history_bytes();
             encoder.clear_buffer(&self.tallies, lanes, None);
@@ -115,7 +118,8 @@ impl BatchBuffers {
         // Writes below run at the next submission, after this one.
         queue.submit([encoder.finish()]);
         let seeds = BatchSeeds::of(sources, &self.layout);
-        queue.write_buffer(&graph.queues[0], 0, bytemuck::cast_slice(&seeds.queue));
+        let (queue0, at) = graph.queues[0].at(0);
+        queue.write_buffer(queue0, at, bytemuck::cast_slice(&seeds.queue));
         for &(v, mask) in &seeds.words {
             let at = u64::from(v) * 8;
             queue.write_buffer(&self.seen, at, &mask.to_le_bytes());
@@ -125,11 +129,8 @@ impl BatchBuffers {
             queue.write_buffer(&self.tallies, slot * 4, &1u32.to_le_bytes());
         }
         let words = batch_words(sources, &self.layout);
-        queue.write_buffer(
-            &graph.control,
-            (C_BATCH_MASK_LO * 4) as u64,
-            bytemuck::cast_slice(&words),
-        );
+        let (control, at) = graph.control.at((C_BATCH_MASK_LO * 4) as u64);
+        queue.write_buffer(control, at, bytemuck::cast_slice(&words));
         queue.submit([]);
     }
 }

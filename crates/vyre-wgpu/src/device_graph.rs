@@ -2,7 +2,9 @@
 //! exactly as the engine's [`DeviceLayout`] lists them. Where the search
 //! stands is the engine's (`SearchPosition`); these are buffers only.
 
-use vyre_driver::backend::{BackendError, BackendErrorKind, DeviceLayout, EdgeSegments};
+use vyre_driver::backend::{
+    BackendError, BackendErrorKind, DeviceLayout, EdgeSegments, WORK_RESERVE_WORDS,
+};
 use vyre_graph::{Csr, Graph};
 
 use vyre_wgsl_abi::GraphFacts;
@@ -13,20 +15,22 @@ use vyre_wgsl_abi::bindings::{
 use vyre_wgsl_abi::control::{C_VERTEX_COUNT, LEVEL_WORDS_BYTES, RECORD_BASE_WORDS, graph_words};
 
 use crate::kernels::Kernels;
+use crate::region::{CarveError, Region, carve};
 use crate::upload::Uploader;
 
-/// Device buffers of one graph and its search state.
+/// Device buffers of one graph and its search state. The state is carved
+/// from as few buffers as the device allows ([`crate::region`]).
 pub(crate) struct DeviceGraph {
     pub layout: DeviceLayout,
-    pub control: wgpu::Buffer,
-    pub depth: wgpu::Buffer,
-    pub parent: wgpu::Buffer,
-    pub queues: [wgpu::Buffer; 2],
-    pub bitmaps: [wgpu::Buffer; 2],
-    pub history: wgpu::Buffer,
+    pub control: Region,
+    pub depth: Region,
+    pub parent: Region,
+    pub queues: [Region; 2],
+    pub bitmaps: [Region; 2],
+    pub history: Region,
     /// Level words of each frontier set (`L_*` in `common.wgsl`), also
-    /// carved from the work array.
-    pub level_words: [wgpu::Buffer; 2],
+    /// carved from the work array's bytes.
+    pub level_words: [Region; 2],
     /// What decides which dispatches a level records.
     pub facts: GraphFacts,
     pub staging: wgpu::Buffer,
@@ -43,33 +47,34 @@ pub(crate) struct DeviceGraph {
     /// the work array.
     out: Direction,
     reverse: Option<Direction>,
-    work: wgpu::Buffer,
+    work: Region,
     /// The fused kernel's host words. wgpu writes no buffer while a
     /// submission runs, so the abort word stays 0 and a stuck launch ends
     /// by the kernel's own bounded waits; bound so that wgpu and Vulkan
     /// run one kernel source.
-    host_words: wgpu::Buffer,
+    host_words: Region,
 }
 
 impl DeviceGraph {
-    /// The buffer `held` names (vyre-wgsl-abi's bindings).
-    pub(crate) fn buffer(&self, held: Buffer) -> &wgpu::Buffer {
+    /// The binding of what `held` names (vyre-wgsl-abi's bindings).
+    pub(crate) fn binding(&self, held: Buffer) -> wgpu::BindingResource<'_> {
         let reverse = self.reverse.as_ref().unwrap_or(&self.out);
-        match held {
+        let state = match held {
+            Buffer::OutOffsets => return self.out.offsets.as_entire_binding(),
+            Buffer::InOffsets => return reverse.offsets.as_entire_binding(),
+            Buffer::OutSegment(i) => return self.out.segment(i).as_entire_binding(),
+            Buffer::InSegment(i) => return reverse.segment(i).as_entire_binding(),
             Buffer::Control => &self.control,
-            Buffer::OutOffsets => &self.out.offsets,
-            Buffer::InOffsets => &reverse.offsets,
             Buffer::Depth => &self.depth,
             Buffer::Parent => &self.parent,
             Buffer::Queue(i) => &self.queues[i as usize],
             Buffer::Bitmap(i) => &self.bitmaps[i as usize],
             Buffer::Work => &self.work,
             Buffer::HostWords => &self.host_words,
-            Buffer::OutSegment(i) => self.out.segment(i),
-            Buffer::InSegment(i) => reverse.segment(i),
             Buffer::History => &self.history,
             Buffer::LevelWords(i) => &self.level_words[i as usize],
-        }
+        };
+        state.binding()
     }
 }
 
@@ -159,7 +164,7 @@ pub(crate) fn check_layout(
     for (what, bytes) in [
         ("row-offset array", layout.offsets_bytes()),
         ("per-vertex array", layout.vertex_array_bytes()),
-        ("work array", work_array_bytes(layout)),
+        ("work array", layout.work_bytes()),
     ] {
         if bytes > binding_limit {
             return Err(too_big(what, bytes, binding_limit));
@@ -171,14 +176,109 @@ pub(crate) fn check_layout(
     Ok(())
 }
 
-/// Bytes of the work array proper: the layout's work bytes less the two
-/// level-word buffers and the host words carved
-/// from their end. The layout's 1024 words of slack beyond the scans and
-/// pieces hold them, so the kernels' bound on their use of the work array
-/// (n + n / SCAN_CAP + 1 words for a chunked Sparse scan, 2 per piece for
-/// Hybrid and the fused kernel) still holds.
-fn work_array_bytes(layout: &DeviceLayout) -> u64 {
-    layout.work_bytes() - 2 * LEVEL_WORDS_BYTES - HOST_WORDS_BYTES
+/// The search state's regions, in the order they are carved.
+struct State {
+    control: Region,
+    depth: Region,
+    parent: Region,
+    queues: [Region; 2],
+    bitmaps: [Region; 2],
+    level_words: [Region; 2],
+    host_words: Region,
+    history: Region,
+    work: Region,
+}
+
+/// Carve the search state from as few buffers as the device allows. The
+/// work array comes last and gives the alignment gaps between regions
+/// (under 3 KB) from its reserve, as it gives the level words and host
+/// words: what the kernels use of it (`DeviceLayout::work_bytes`) stays
+/// whole, and the state takes exactly the layout's bytes.
+fn carve_state(alloc: &mut Allocator<'_>, layout: &DeviceLayout) -> Result<State, BackendError> {
+    let vertex = layout.vertex_array_bytes();
+    let bitmap = layout.bitmap_bytes();
+    let carved_from_work = 2 * LEVEL_WORDS_BYTES + HOST_WORDS_BYTES;
+    let sizes = [
+        layout.control_bytes(),
+        vertex,
+        vertex,
+        vertex,
+        vertex,
+        bitmap,
+        bitmap,
+        LEVEL_WORDS_BYTES,
+        LEVEL_WORDS_BYTES,
+        HOST_WORDS_BYTES,
+        layout.history_bytes(),
+        layout.work_bytes() - carved_from_work,
+    ];
+    let slack = 4 * WORK_RESERVE_WORDS - carved_from_work;
+    let limits = alloc.device.limits();
+    let align = u64::from(limits.min_storage_buffer_offset_alignment);
+    let carving = carve(&sizes, align, limits.max_buffer_size, slack).map_err(|e| {
+        let what = match e {
+            CarveError::TooLarge(i) => format!("a {}-byte state buffer", sizes[i]),
+            CarveError::GapsExceedSlack(gaps) => {
+                format!("{gaps} bytes of alignment gaps between state buffers")
+            }
+        };
+        BackendError::with_kind(
+            BackendErrorKind::OutOfMemory,
+            format!(
+                "this adapter cannot hold {what} (largest buffer {} bytes, offset alignment {align}). Fix: use a smaller graph, or another adapter or backend.",
+                limits.max_buffer_size
+            ),
+        )
+    })?;
+    use wgpu::BufferUsages as U;
+    let usage = U::STORAGE | U::COPY_SRC | U::COPY_DST | U::QUERY_RESOLVE;
+    let arenas: Vec<_> = carving
+        .arenas
+        .iter()
+        .map(|&size| alloc.buffer("vyre search state", size, usage))
+        .collect();
+    let regions: Vec<_> = carving
+        .places
+        .iter()
+        .zip(&carving.sizes)
+        .map(|(place, &size)| Region {
+            buffer: arenas[place.arena].clone(),
+            offset: place.offset,
+            size,
+        })
+        .collect();
+    let Ok(
+        [
+            control,
+            depth,
+            parent,
+            q0,
+            q1,
+            b0,
+            b1,
+            l0,
+            l1,
+            host_words,
+            history,
+            work,
+        ],
+    ) = <[Region; 12]>::try_from(regions)
+    else {
+        return Err(BackendError::new(
+            "the state was carved into the wrong number of regions. Fix: this is a bug in vyre-wgpu; report it.",
+        ));
+    };
+    Ok(State {
+        control,
+        depth,
+        parent,
+        queues: [q0, q1],
+        bitmaps: [b0, b1],
+        level_words: [l0, l1],
+        host_words,
+        history,
+        work,
+    })
 }
 
 /// One direction (out or in) of the graph on the device.
@@ -271,27 +371,7 @@ pub(crate) fn allocate(
             )
         })
         .transpose()?;
-    let vertex_bytes = layout.vertex_array_bytes();
-    let state = U::STORAGE | U::COPY_SRC | U::COPY_DST;
-    let control = alloc.buffer("vyre control", layout.control_bytes(), state);
-    let depth = alloc.buffer("vyre depth", vertex_bytes, state);
-    let parent = alloc.buffer("vyre parent", vertex_bytes, state);
-    let queues = [
-        alloc.buffer("vyre queue 0", vertex_bytes, state),
-        alloc.buffer("vyre queue 1", vertex_bytes, state),
-    ];
-    let bitmaps = [
-        alloc.buffer("vyre bitmap 0", layout.bitmap_bytes(), state),
-        alloc.buffer("vyre bitmap 1", layout.bitmap_bytes(), state),
-    ];
-    let work = alloc.buffer("vyre work array", work_array_bytes(layout), U::STORAGE);
-    let level_words = [0, 1].map(|_| alloc.buffer("vyre level words", LEVEL_WORDS_BYTES, state));
-    let host_words = alloc.buffer("vyre host words", HOST_WORDS_BYTES, U::STORAGE);
-    let history = alloc.buffer(
-        "vyre level history",
-        layout.history_bytes(),
-        state | U::QUERY_RESOLVE,
-    );
+    let state = carve_state(&mut alloc, layout)?;
     let staging = alloc.buffer(
         "vyre staging",
         layout.staging_bytes(),
@@ -307,11 +387,8 @@ pub(crate) fn allocate(
         u32::try_from(in_per).unwrap_or(u32::MAX),
         RECORD_BASE_WORDS,
     );
-    queue.write_buffer(
-        &control,
-        (C_VERTEX_COUNT * 4) as u64,
-        bytemuck::cast_slice(&words),
-    );
+    let (control, at) = state.control.at((C_VERTEX_COUNT * 4) as u64);
+    queue.write_buffer(control, at, bytemuck::cast_slice(&words));
     let query_set = timestamps.then(|| {
         device.create_query_set(&wgpu::QuerySetDescriptor {
             label: Some("vyre command timestamps"),
@@ -319,6 +396,17 @@ pub(crate) fn allocate(
             count: 2,
         })
     });
+    let State {
+        control,
+        depth,
+        parent,
+        queues,
+        bitmaps,
+        level_words,
+        host_words,
+        history,
+        work,
+    } = state;
     let mut graph = DeviceGraph {
         layout: *layout,
         control,
@@ -341,7 +429,7 @@ pub(crate) fn allocate(
     };
     let group = |layout: &wgpu::BindGroupLayout, bindings: u32, d: u32| {
         bind_group(device, layout, bindings, |binding| {
-            graph.buffer(state_binding(binding, d))
+            graph.binding(state_binding(binding, d))
         })
     };
     let state = &kernels.state_layout;
@@ -366,21 +454,17 @@ pub(crate) fn bind_group<'b>(
     device: &wgpu::Device,
     layout: &wgpu::BindGroupLayout,
     bindings: u32,
-    held: impl Fn(u32) -> &'b wgpu::Buffer,
+    held: impl Fn(u32) -> wgpu::BindingResource<'b>,
 ) -> wgpu::BindGroup {
     let entries: Vec<_> = (0..bindings)
-        .map(|binding| entry(binding, held(binding)))
+        .map(|binding| wgpu::BindGroupEntry {
+            binding,
+            resource: held(binding),
+        })
         .collect();
     device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("vyre state"),
         layout,
         entries: &entries,
     })
-}
-
-fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
-    wgpu::BindGroupEntry {
-        binding,
-        resource: buffer.as_entire_binding(),
-    }
 }

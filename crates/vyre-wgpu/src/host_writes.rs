@@ -39,8 +39,9 @@ pub(crate) struct HostWrites<'b> {
 }
 
 impl<'b> HostWrites<'b> {
-    /// Write `words` at byte `offset` of `target`.
-    pub(crate) fn put(&mut self, target: &'b wgpu::Buffer, offset: u64, words: &[u32]) {
+    /// Write `words` at `target`: a buffer and a byte offset in it.
+    pub(crate) fn put(&mut self, target: (&'b wgpu::Buffer, u64), words: &[u32]) {
+        let (target, offset) = target;
         let start = self.data.len();
         self.data.extend_from_slice(bytemuck::cast_slice(words));
         self.targets.push((target, offset, start..self.data.len()));
@@ -202,8 +203,8 @@ mod tests {
         for round in 0..rounds {
             let mut writes = HostWrites::default();
             let first = words(round);
-            writes.put(&a, 64 * u64::from(round), &first);
-            writes.put(&b, 4 * (100 + 2 * u64::from(round)), &[round, round + 1]);
+            writes.put((&a, 64 * u64::from(round)), &first);
+            writes.put((&b, 4 * (100 + 2 * u64::from(round))), &[round, round + 1]);
             let mut encoder = device.create_command_encoder(&Default::default());
             let used = slots.record(&queue, &mut encoder, &writes);
             recorded.push((used.0.is_some(), encoder, used));
@@ -220,9 +221,9 @@ mod tests {
             slots.submitted(used);
         }
         let mut got = vec![0u32; 16 * rounds as usize];
-        read_words(&device, &queue, &a, &staging, &mut got).expect("read a");
+        read_words(&device, &queue, (&a, 0), &staging, &mut got).expect("read a");
         let mut pairs = vec![0u32; 100 + 2 * rounds as usize];
-        read_words(&device, &queue, &b, &staging, &mut pairs).expect("read b");
+        read_words(&device, &queue, (&b, 0), &staging, &mut pairs).expect("read b");
         for round in 0..rounds {
             let at = 16 * round as usize;
             assert_eq!(&got[at..at + 16], words(round).as_slice(), "round {round}");
@@ -238,21 +239,21 @@ mod tests {
         // Writes larger than a slot fall back, and land whole.
         let big: Vec<u32> = (0..1100).map(|i| i * 7 + 3).collect();
         let mut writes = HostWrites::default();
-        writes.put(&b, 0, &big);
+        writes.put((&b, 0), &big);
         assert!(
             !submit(&device, &queue, &mut slots, &writes),
             "too big for a slot"
         );
         let mut got = vec![0u32; 1100];
-        read_words(&device, &queue, &b, &staging, &mut got).expect("read big");
+        read_words(&device, &queue, (&b, 0), &staging, &mut got).expect("read big");
         assert_eq!(got, big);
         // A slot is written afresh each time: its words replace the earlier
         // ones and nothing else moves.
         for value in [42, 43] {
             let mut writes = HostWrites::default();
-            writes.put(&b, 4 * 1099, &[value]);
+            writes.put((&b, 4 * 1099), &[value]);
             assert!(submit(&device, &queue, &mut slots, &writes));
-            read_words(&device, &queue, &b, &staging, &mut got).expect("read again");
+            read_words(&device, &queue, (&b, 0), &staging, &mut got).expect("read again");
             assert_eq!(got[1099], value);
             assert_eq!(&got[..1099], &big[..1099]);
         }

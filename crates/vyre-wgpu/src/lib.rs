@@ -46,6 +46,7 @@ mod open;
 mod probe;
 mod readback;
 mod record;
+mod region;
 mod timing;
 mod upload;
 mod wave;

@@ -104,11 +104,11 @@ impl<'a> Probe<'a> {
             layout,
             FUSED_STORAGE_BINDINGS,
             |binding| match state_binding(binding, 0) {
-                Buffer::Control => &control,
-                Buffer::Work => &markers,
-                Buffer::HostWords => &host,
-                _ if read_only(binding) => &unused_read,
-                _ => &unused_written,
+                Buffer::Control => control.as_entire_binding(),
+                Buffer::Work => markers.as_entire_binding(),
+                Buffer::HostWords => host.as_entire_binding(),
+                _ if read_only(binding) => unused_read.as_entire_binding(),
+                _ => unused_written.as_entire_binding(),
             },
         );
         let readback = buffer(

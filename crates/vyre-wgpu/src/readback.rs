@@ -59,20 +59,9 @@ pub(crate) fn words_of(data: &[u8]) -> Vec<u32> {
         .collect()
 }
 
-/// Copy the first `out.len()` words of `source` into `out`.
-pub(crate) fn read_words(
-    device: &wgpu::Device,
-    queue: &wgpu::Queue,
-    source: &wgpu::Buffer,
-    staging: &wgpu::Buffer,
-    out: &mut [u32],
-) -> Result<(), BackendError> {
-    read_words_at(device, queue, (source, 0), staging, out)
-}
-
 /// Copy `out.len()` words of `source.0` from byte `source.1` into `out`,
 /// through `staging` in pieces of its size.
-pub(crate) fn read_words_at(
+pub(crate) fn read_words(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
     source: (&wgpu::Buffer, u64),

@@ -153,14 +153,14 @@ pub(crate) fn record(
         // until the host reads it back.
         let records = 4 * u64::from(RECORD_BASE_WORDS);
         let bytes = readback_bytes(recipe.levels) - records;
-        encoder.clear_buffer(&graph.history, records, Some(bytes));
+        graph.history.clear(encoder, records, Some(bytes));
         // A fused launch's arrivals, piece counts and failure flags, or the
         // first level's words, start at 0.
         if recipe.fused() {
             let status = 4 * FUSED_STATUS.start as u64;
-            encoder.clear_buffer(&graph.control, status, Some(STATUS_BYTES));
+            graph.control.clear(encoder, status, Some(STATUS_BYTES));
         } else {
-            encoder.clear_buffer(&graph.level_words[first_set as usize], 0, None);
+            graph.level_words[first_set as usize].clear(encoder, 0, None);
         }
         if let Some(batch) = recipe.batch {
             let lanes = u64::from(recipe.levels) * LANE_COUNT_BYTES;
@@ -171,7 +171,7 @@ pub(crate) fn record(
             .as_ref()
             .is_some_and(|c| c.dispatch.kernel == Kernel::QueueToBitmap)
         {
-            encoder.clear_buffer(&graph.bitmaps[first_set as usize], 0, None);
+            graph.bitmaps[first_set as usize].clear(encoder, 0, None);
         }
     }
     let timestamp_writes = graph
@@ -224,19 +224,15 @@ pub(crate) fn record(
         return dispatches;
     }
     if let (true, Some(query_set)) = (recipe.timed, &graph.query_set) {
-        encoder.resolve_query_set(query_set, 0..2, &graph.history, 0);
+        let (history, at) = graph.history.at(0);
+        encoder.resolve_query_set(query_set, 0..2, history, at);
     }
     let records = readback_bytes(recipe.levels);
-    encoder.copy_buffer_to_buffer(&graph.history, 0, &graph.staging, 0, records);
+    let (history, at) = graph.history.at(0);
+    encoder.copy_buffer_to_buffer(history, at, &graph.staging, 0, records);
     if recipe.fused() {
-        let status = 4 * FUSED_STATUS.start as u64;
-        encoder.copy_buffer_to_buffer(
-            &graph.control,
-            status,
-            &graph.staging,
-            records,
-            STATUS_BYTES,
-        );
+        let (control, status) = graph.control.at(4 * FUSED_STATUS.start as u64);
+        encoder.copy_buffer_to_buffer(control, status, &graph.staging, records, STATUS_BYTES);
     }
     if let Some(batch) = recipe.batch {
         let in_staging = lane_levels_in_staging(recipe.levels, graph.staging.size());

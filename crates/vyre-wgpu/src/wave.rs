@@ -21,7 +21,7 @@ use crate::batch::BatchBuffers;
 use crate::device_graph::DeviceGraph;
 use crate::host_writes::{HostWrites, UploadSlots};
 use crate::kernels::{Kernel, Kernels};
-use crate::readback::{read_staging, read_words_at, words_of};
+use crate::readback::{read_staging, read_words, words_of};
 use crate::record::{CommandRecipe, Conversion, Dispatch, record, segments};
 use crate::timing::CommandTiming;
 
@@ -95,7 +95,7 @@ pub(crate) fn run(
     let later_steps = plan.later.into_iter().map(&mut dispatch).collect();
     let words = plan.words;
     let mut writes = HostWrites::default();
-    writes.put(&graph.control, 0, &words);
+    writes.put(graph.control.at(0), &words);
     let timed = graph.query_set.is_some();
     let recipe = CommandRecipe {
         graph,
@@ -166,7 +166,7 @@ pub(crate) fn run(
     let (lanes, lane_bytes) = match batch {
         Some(batch) => (
             lane_counts_read(ran, after, |at, rest| {
-                read_words_at(device, queue, (&batch.tallies, at), &graph.staging, rest)
+                read_words(device, queue, (&batch.tallies, at), &graph.staging, rest)
             })?,
             lane_readback_bytes(ran, lanes_in_staging),
         ),

@@ -19,6 +19,10 @@ pub const CONTROL_BYTES: u64 = 256;
 /// [`DeviceLayout::work_bytes`]).
 pub const WORK_PIECE_EDGES: u64 = 1024;
 
+/// Words of the work array beyond what any kernel's scans and pieces use:
+/// backends carve small state from them (see [`DeviceLayout::work_bytes`]).
+pub const WORK_RESERVE_WORDS: u64 = 1024;
+
 /// How an edge array is split across bindings.
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
 pub struct EdgeSegments {
@@ -180,13 +184,13 @@ impl DeviceLayout {
     /// Bytes of the work array: scratch for device-wide degree scans of the
     /// frontier (one word per frontier vertex plus chunk totals) and for
     /// heavy-vertex pieces (two words per piece of at most
-    /// [`WORK_PIECE_EDGES`] edges). `2n + ceil(m / 512) + 1024` words hold
-    /// either for any frontier.
+    /// [`WORK_PIECE_EDGES`] edges). `2n + ceil(m / 512)` words hold either
+    /// for any frontier; [`WORK_RESERVE_WORDS`] more are the backends'.
     #[must_use]
     pub fn work_bytes(&self) -> u64 {
         let words = 2 * u64::from(self.vertex_count)
             + self.edge_count.div_ceil(WORK_PIECE_EDGES / 2)
-            + 1024;
+            + WORK_RESERVE_WORDS;
         words * 4
     }
 

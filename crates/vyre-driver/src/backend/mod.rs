@@ -28,6 +28,7 @@ pub use contract::Backend;
 pub use error::{BackendError, BackendErrorKind};
 pub use layout::{
     CONTROL_BYTES, DeviceLayout, EdgeSegments, LEVEL_RECORD_BYTES, LayoutBytes, WORK_PIECE_EDGES,
+    WORK_RESERVE_WORDS,
 };
 pub use poll::{POLL_SLEEP, POLL_SPIN, POLL_YIELD, poll_until};
 pub use position::{SearchPosition, SearchSources, SourceError};
