@@ -32,6 +32,9 @@ struct Summary {
     hmean_gteps: f64,
     levels: usize,
     per_level_us: f64,
+    /// Device time per level of one search (the first source's last), where
+    /// every command was timed on the device.
+    device_per_level_us: Option<f64>,
     topologies: String,
     valid: Option<bool>,
     floor_us: f64,
@@ -44,6 +47,20 @@ struct Summary {
 pub fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// Device µs per level of one search's `levels`, summing each command's
+/// device time once; `None` where a command was not timed.
+fn device_per_level_us(levels: &[vyre::LevelTrace]) -> Option<f64> {
+    let mut total_ns = 0;
+    let mut command = None;
+    for level in levels {
+        if command != Some(level.command) {
+            total_ns += level.command_device_ns?;
+            command = Some(level.command);
+        }
+    }
+    (!levels.is_empty()).then(|| total_ns as f64 / 1e3 / levels.len() as f64)
 }
 
 /// The shortest (`f64::min`) or longest (`f64::max`) single search of `m`.
@@ -83,6 +100,7 @@ impl Row {
                 hmean_gteps: m.hmean_teps / 1e9,
                 levels,
                 per_level_us: median_s * 1e6 / levels.max(1) as f64,
+                device_per_level_us: device_per_level_us(&first.result.levels),
                 topologies: vyre::topology_sequence(&first.result.levels),
                 valid,
                 floor_us: bytes / MEASURED_COPY_BANDWIDTH * 1e6,
@@ -113,7 +131,7 @@ impl Row {
     pub fn one_line(&self) -> String {
         match &self.outcome {
             Ok(s) => format!(
-                "{} {} {}: {:.3} ms, {:.2} GTEPS, {} levels, {:.2} us/level, {}, SM MHz {}",
+                "{} {} {}: {:.3} ms, {:.2} GTEPS, {} levels, {:.2} us/level (device {}), {}, SM MHz {}",
                 self.graph,
                 self.backend,
                 self.variant,
@@ -121,6 +139,7 @@ impl Row {
                 s.hmean_gteps,
                 s.levels,
                 s.per_level_us,
+                device_cell(s.device_per_level_us),
                 s.topologies,
                 cell(&s.clock)
             ),
@@ -130,6 +149,11 @@ impl Row {
             ),
         }
     }
+}
+
+/// A device time per level for the report, `-` where none was timed.
+fn device_cell(us: Option<f64>) -> String {
+    us.map_or_else(|| "-".into(), |us| format!("{us:.2}"))
 }
 
 /// Now, in UTC, to the minute.
@@ -177,7 +201,7 @@ pub fn write_reports(
     }
     let _ = writeln!(
         md,
-        "\n| graph | vertices | stored edges | backend | variant | median ms | min ms | max ms | hmean GTEPS | levels | us/level | floor us | valid | SM MHz min/median/max | topologies |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+        "\n| graph | vertices | stored edges | backend | variant | median ms | min ms | max ms | hmean GTEPS | levels | us/level | device us/level | floor us | valid | SM MHz min/median/max | topologies |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     );
     let mut json = Vec::new();
     for r in rows {
@@ -185,7 +209,7 @@ pub fn write_reports(
             Ok(s) => {
                 let _ = writeln!(
                     md,
-                    "| {} | {} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.2} | {} | {:.2} | {:.1} | {} | {} | {} |",
+                    "| {} | {} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.2} | {} | {:.2} | {} | {:.1} | {} | {} | {} |",
                     r.graph,
                     r.vertices,
                     r.edges,
@@ -197,6 +221,7 @@ pub fn write_reports(
                     s.hmean_gteps,
                     s.levels,
                     s.per_level_us,
+                    device_cell(s.device_per_level_us),
                     s.floor_us,
                     s.valid.map_or("-", |v| if v { "yes" } else { "NO" }),
                     cell(&s.clock),
@@ -214,6 +239,7 @@ pub fn write_reports(
                     "hmean_gteps": s.hmean_gteps,
                     "levels": s.levels,
                     "per_level_us": s.per_level_us,
+                    "device_per_level_us": s.device_per_level_us,
                     "floor_us": s.floor_us,
                     "valid": s.valid,
                     "topologies": s.topologies,
@@ -229,7 +255,7 @@ pub fn write_reports(
             Err(why) => {
                 let _ = writeln!(
                     md,
-                    "| {} | {} | {} | {} | {} | failed: {} | | | | | | | | | |",
+                    "| {} | {} | {} | {} | {} | failed: {} | | | | | | | | | | |",
                     r.graph,
                     r.vertices,
                     r.edges,
@@ -326,4 +352,44 @@ fn auto_vs_best(rows: &[Row]) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::device_per_level_us;
+    use vyre::{LevelTrace, Topology};
+
+    fn level(command: u32, command_device_ns: Option<u64>) -> LevelTrace {
+        LevelTrace {
+            level: 0,
+            command,
+            command_levels: 1,
+            topology: Topology::WarpSparseFrontier,
+            exchange: None,
+            explanation: String::new(),
+            frontier_in: 1,
+            frontier_out: 1,
+            edges_examined: 1,
+            device_ns: None,
+            command_device_ns,
+            command_wall_ns: 0,
+        }
+    }
+
+    #[test]
+    fn each_commands_device_time_counts_once() {
+        let levels = [
+            level(0, Some(10_000)),
+            level(0, Some(10_000)),
+            level(1, Some(5_000)),
+        ];
+        assert_eq!(device_per_level_us(&levels), Some(5.0));
+    }
+
+    #[test]
+    fn an_untimed_command_leaves_no_device_time() {
+        let levels = [level(0, Some(10_000)), level(1, None)];
+        assert_eq!(device_per_level_us(&levels), None);
+        assert_eq!(device_per_level_us(&[]), None);
+    }
 }

@@ -167,6 +167,7 @@ impl WavePlan {
                     frontier_out: record.frontier_out,
                     edges_examined: record.edges_examined,
                     device_ns: record.device_ns,
+                    command_device_ns: report.device_ns,
                     command_wall_ns: report.wall_ns,
                 });
             }
