@@ -78,9 +78,9 @@ pub struct LevelTrace {
     /// Device time of this level, when the device timed it alone.
     pub device_ns: Option<u64>,
     /// Device time of the whole command, ns, where the device timed it:
-    /// from its first level's start to its last level's end (on wgpu, which
-    /// submits a long chain in segments, any wait for the host between
-    /// segments included).
+    /// from its first level's start to its last level's end (where a
+    /// backend submits a long chain in segments, any wait for the host
+    /// between segments included).
     pub command_device_ns: Option<u64>,
     /// Host wall time of the whole command, ns.
     pub command_wall_ns: u64,
