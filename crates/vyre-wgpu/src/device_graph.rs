@@ -237,37 +237,25 @@ fn carve_state(alloc: &mut Allocator<'_>, layout: &DeviceLayout) -> Result<State
         .iter()
         .map(|&size| alloc.buffer("vyre search state", size, usage))
         .collect();
-    let regions: Vec<_> = carving
-        .places
-        .iter()
-        .zip(&carving.sizes)
-        .map(|(place, &size)| Region {
-            buffer: arenas[place.arena].clone(),
-            offset: place.offset,
-            size,
-        })
-        .collect();
-    let Ok(
-        [
-            control,
-            depth,
-            parent,
-            q0,
-            q1,
-            b0,
-            b1,
-            l0,
-            l1,
-            host_words,
-            history,
-            work,
-        ],
-    ) = <[Region; 12]>::try_from(regions)
-    else {
-        return Err(BackendError::new(
-            "the state was carved into the wrong number of regions. Fix: this is a bug in vyre-wgpu; report it.",
-        ));
-    };
+    // carve returns one place and one size per size asked for.
+    let [
+        control,
+        depth,
+        parent,
+        q0,
+        q1,
+        b0,
+        b1,
+        l0,
+        l1,
+        host_words,
+        history,
+        work,
+    ] = std::array::from_fn(|i| Region {
+        buffer: arenas[carving.places[i].arena].clone(),
+        offset: carving.places[i].offset,
+        size: carving.sizes[i],
+    });
     Ok(State {
         control,
         depth,

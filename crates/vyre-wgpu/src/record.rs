@@ -223,12 +223,11 @@ pub(crate) fn record(
     if !closes {
         return dispatches;
     }
+    let (history, at) = graph.history.at(0);
     if let (true, Some(query_set)) = (recipe.timed, &graph.query_set) {
-        let (history, at) = graph.history.at(0);
         encoder.resolve_query_set(query_set, 0..2, history, at);
     }
     let records = readback_bytes(recipe.levels);
-    let (history, at) = graph.history.at(0);
     encoder.copy_buffer_to_buffer(history, at, &graph.staging, 0, records);
     if recipe.fused() {
         let (control, status) = graph.control.at(4 * FUSED_STATUS.start as u64);
