@@ -36,6 +36,9 @@ pub struct SourceRun {
     pub time: Duration,
     /// Every repetition's search time, shortest first.
     pub times: Vec<Duration>,
+    /// Every repetition's device time (`SearchResult::device_time`), in the
+    /// order of `times`, so that entry `i` of each is the same search.
+    pub device_times: Vec<Option<Duration>>,
     /// Undirected edges in the searched component (Graph500 counting).
     pub edges: u64,
     /// `edges / time`.
@@ -126,20 +129,22 @@ pub fn measure_with(
             topology: request.topology,
             chaining: request.chaining,
         };
-        let mut times = Vec::new();
+        let mut timed = Vec::new();
         let mut last = None;
         for _ in 0..request.repeats.max(1) {
             let result = device.search(&search)?;
-            times.push(result.search_time);
+            timed.push((result.search_time, result.device_time()));
             last = Some(result);
         }
         let result = last.expect("at least one repetition ran");
-        times.sort_unstable();
-        searched.push((source, times, result));
+        timed.sort_unstable_by_key(|&(wall, _)| wall);
+        let (times, device_times): (Vec<Duration>, Vec<Option<Duration>>) =
+            timed.into_iter().unzip();
+        searched.push((source, times, device_times, result));
         observe(MeasureEvent::Searched { done: i + 1, of });
     }
     let mut runs = Vec::with_capacity(of);
-    for (i, (source, times, result)) in searched.into_iter().enumerate() {
+    for (i, (source, times, device_times, result)) in searched.into_iter().enumerate() {
         let time = times[times.len() / 2];
         let edges = searched_edges(graph, &result.depths);
         let validation = request.validate.then(|| {
@@ -153,6 +158,7 @@ pub fn measure_with(
             source,
             time,
             times,
+            device_times,
             edges,
             teps: edges as f64 / time.as_secs_f64().max(1e-12),
             validation,

@@ -49,18 +49,13 @@ pub fn median(mut values: Vec<f64>) -> f64 {
     values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
-/// Device µs per level of one search's `levels`, summing each command's
-/// device time once; `None` where a command was not timed.
-fn device_per_level_us(levels: &[vyre::LevelTrace]) -> Option<f64> {
-    let mut total_ns = 0;
-    let mut command = None;
-    for level in levels {
-        if command != Some(level.command) {
-            total_ns += level.command_device_ns?;
-            command = Some(level.command);
-        }
-    }
-    (!levels.is_empty()).then(|| total_ns as f64 / 1e3 / levels.len() as f64)
+/// Device µs per level of the median search of `run` (the search whose
+/// wall time is the median's, so that both columns describe one search);
+/// `None` where a command of it was not timed.
+fn device_per_level_us(run: &vyre::measure::SourceRun) -> Option<f64> {
+    let levels = run.result.levels.len();
+    let device = (*run.device_times.get(run.times.len() / 2)?)?;
+    (levels > 0).then(|| device.as_secs_f64() * 1e6 / levels as f64)
 }
 
 /// The shortest (`f64::min`) or longest (`f64::max`) single search of `m`.
@@ -100,7 +95,7 @@ impl Row {
                 hmean_gteps: m.hmean_teps / 1e9,
                 levels,
                 per_level_us: median_s * 1e6 / levels.max(1) as f64,
-                device_per_level_us: device_per_level_us(&first.result.levels),
+                device_per_level_us: device_per_level_us(first),
                 topologies: vyre::topology_sequence(&first.result.levels),
                 valid,
                 floor_us: bytes / MEASURED_COPY_BANDWIDTH * 1e6,
@@ -356,14 +351,17 @@ fn auto_vs_best(rows: &[Row]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::device_per_level_us;
-    use vyre::{LevelTrace, Topology};
+    use std::time::Duration;
 
-    fn level(command: u32, command_device_ns: Option<u64>) -> LevelTrace {
-        LevelTrace {
-            level: 0,
-            command,
-            command_levels: 1,
+    use super::device_per_level_us;
+    use vyre::measure::SourceRun;
+    use vyre::{LevelTrace, SearchResult, Topology};
+
+    fn run(device_times: Vec<Option<Duration>>, levels: u32) -> SourceRun {
+        let level = |i: u32| LevelTrace {
+            level: i,
+            command: 0,
+            command_levels: levels,
             topology: Topology::WarpSparseFrontier,
             exchange: None,
             explanation: String::new(),
@@ -371,25 +369,47 @@ mod tests {
             frontier_out: 1,
             edges_examined: 1,
             device_ns: None,
-            command_device_ns,
+            command_device_ns: None,
             command_wall_ns: 0,
+        };
+        let times = (1..=device_times.len() as u64)
+            .map(Duration::from_millis)
+            .collect();
+        SourceRun {
+            source: 0,
+            time: Duration::ZERO,
+            times,
+            device_times,
+            edges: 0,
+            teps: 0.0,
+            validation: None,
+            result: SearchResult {
+                depths: Vec::new(),
+                parents: Vec::new(),
+                levels: (0..levels).map(level).collect(),
+                search_time: Duration::ZERO,
+                readback_time: Duration::ZERO,
+            },
         }
     }
 
     #[test]
-    fn each_commands_device_time_counts_once() {
-        let levels = [
-            level(0, Some(10_000)),
-            level(0, Some(10_000)),
-            level(1, Some(5_000)),
-        ];
-        assert_eq!(device_per_level_us(&levels), Some(5.0));
+    fn the_device_column_is_the_median_searchs() {
+        let us = |u| Some(Duration::from_micros(u));
+        let r = run(vec![us(10), us(40), us(90)], 10);
+        assert_eq!(device_per_level_us(&r), Some(4.0));
+        let r = run(vec![us(10), us(20), us(30), us(1000)], 10);
+        assert_eq!(device_per_level_us(&r), Some(3.0));
     }
 
     #[test]
-    fn an_untimed_command_leaves_no_device_time() {
-        let levels = [level(0, Some(10_000)), level(1, None)];
-        assert_eq!(device_per_level_us(&levels), None);
-        assert_eq!(device_per_level_us(&[]), None);
+    fn an_untimed_median_search_or_no_level_leaves_the_column_empty() {
+        let us = |u| Some(Duration::from_micros(u));
+        assert_eq!(
+            device_per_level_us(&run(vec![us(10), None, us(30)], 10)),
+            None
+        );
+        assert_eq!(device_per_level_us(&run(vec![us(10)], 0)), None);
+        assert_eq!(device_per_level_us(&run(Vec::new(), 10)), None);
     }
 }

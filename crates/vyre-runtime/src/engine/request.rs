@@ -102,3 +102,73 @@ pub struct SearchResult {
     /// Host wall time of reading depths and parents back.
     pub readback_time: Duration,
 }
+
+impl SearchResult {
+    /// Device time of the search's commands, each counted once (what
+    /// [`LevelTrace::command_device_ns`] says); `None` where a command was
+    /// not timed, or no level ran.
+    #[must_use]
+    pub fn device_time(&self) -> Option<Duration> {
+        let mut total_ns = 0u64;
+        let mut command = None;
+        for level in &self.levels {
+            if command != Some(level.command) {
+                total_ns = total_ns.saturating_add(level.command_device_ns?);
+                command = Some(level.command);
+            }
+        }
+        (!self.levels.is_empty()).then(|| Duration::from_nanos(total_ns))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn level(command: u32, command_device_ns: Option<u64>) -> LevelTrace {
+        LevelTrace {
+            level: 0,
+            command,
+            command_levels: 1,
+            topology: MegakernelExecutionTopology::WarpSparseFrontier,
+            exchange: None,
+            explanation: String::new(),
+            frontier_in: 1,
+            frontier_out: 1,
+            edges_examined: 1,
+            device_ns: None,
+            command_device_ns,
+            command_wall_ns: 0,
+        }
+    }
+
+    fn result(levels: Vec<LevelTrace>) -> SearchResult {
+        SearchResult {
+            depths: Vec::new(),
+            parents: Vec::new(),
+            levels,
+            search_time: Duration::ZERO,
+            readback_time: Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn each_commands_device_time_counts_once() {
+        let levels = vec![
+            level(0, Some(10_000)),
+            level(0, Some(10_000)),
+            level(1, Some(5_000)),
+        ];
+        assert_eq!(
+            result(levels).device_time(),
+            Some(Duration::from_nanos(15_000))
+        );
+    }
+
+    #[test]
+    fn an_untimed_command_or_no_level_leaves_no_device_time() {
+        let levels = vec![level(0, Some(10_000)), level(1, None)];
+        assert_eq!(result(levels).device_time(), None);
+        assert_eq!(result(Vec::new()).device_time(), None);
+    }
+}
