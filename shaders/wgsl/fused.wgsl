@@ -46,6 +46,12 @@
 // are counted in C_PIECES + r % 3: level r adds to slot (r + 1) % 3, and
 // its workgroup 0 zeroes slot (r + 2) % 3, whose count (level r - 1's)
 // every workgroup read before the last barrier.
+//
+// Row lists: a light graph (C_HEAVY = 0) has no pieces, and the same places
+// hold the rows of the frontiers a launch discovers, entry i's first and
+// end edge where piece i's two words would be; they fit for the same
+// reason. A level then loads each vertex's row with the vertex, not after
+// it: a light level's time is its chain of dependent round trips.
 
 // Control words of a fused command (vyre-wgsl-abi's control.rs).
 const C_MAX_LEVELS: u32 = 10u;     // most levels the launch runs
@@ -77,9 +83,11 @@ const RUN: u32 = 32u;
 // wait for the launch passes its deadline.
 @group(0) @binding(29) var<storage, read_write> host_words: array<atomic<u32>>;
 
-// The running level and the history word of its record.
+// The running level and the history word of its record; whether the graph
+// has heavy vertices (C_HEAVY).
 var<private> p_level: u32;
 var<private> p_record: u32;
+var<private> p_heavy: bool;
 
 fn add_found(n: u32) -> u32 {
     return atomicAdd(&history[p_record + R_FOUND], n);
@@ -173,19 +181,37 @@ fn append_pieces(v: u32, start: u32, degree: u32, level: u32) {
 }
 
 // Entry `slot` of the frontier the running level discovers (base.wgsl's
-// appends).
+// appends), with its row on a light graph (row lists, above); this
+// workgroup loaded that row as it claimed v, so it is near.
 fn store_found(slot: u32, v: u32) {
     put_next(p_level, slot, v);
+    if !p_heavy {
+        let list = (p_level + 1u) & 1u;
+        atomicStore(&work[piece_word(list, slot, 0u)], out_offsets[v]);
+        atomicStore(&work[piece_word(list, slot, 1u)], out_offsets[v + 1u]);
+    }
 }
 
 // The invocation that claims v owns it: parent, next frontier, and its
-// pieces when it is heavy.
+// pieces when it is heavy. On a light graph v's row is loaded beside the
+// claim, not after it: a light level's time is its chain of round trips.
+// Heavy graphs examine many edges whose targets are reached already, so
+// they load rows only for what they claim.
 fn discover(u: u32, v: u32, next_depth: u32) {
+    var start = 0u;
+    var end = 0u;
+    if !p_heavy {
+        start = out_offsets[v];
+        end = out_offsets[v + 1u];
+    }
     if claim(v, next_depth) {
         parent[v] = u;
         append_next(v);
-        let start = out_offsets[v];
-        let degree = out_offsets[v + 1u] - start;
+        if p_heavy {
+            start = out_offsets[v];
+            end = out_offsets[v + 1u];
+        }
+        let degree = end - start;
         p_out_edges += degree;
         if degree > LIGHT_DEGREE {
             append_pieces(v, start, degree, p_level + 1u);
@@ -218,8 +244,17 @@ fn expand_light(lid: u32, g: u32, groups: u32, count: u32, next_depth: u32, per:
         var degree = 0u;
         if i < count {
             u = frontier_at(p_level, i);
-            start = out_offsets[u];
-            let d = out_offsets[u + 1u] - start;
+            var end = 0u;
+            if p_heavy || p_level == 0u {
+                start = out_offsets[u];
+                end = out_offsets[u + 1u];
+            } else {
+                // Stored with the vertex by the level that found it.
+                let list = p_level & 1u;
+                start = atomicLoad(&work[piece_word(list, i, 0u)]);
+                end = atomicLoad(&work[piece_word(list, i, 1u)]);
+            }
+            let d = end - start;
             if d <= LIGHT_DEGREE {
                 degree = d;
             }
@@ -286,8 +321,10 @@ fn levels(lid: u32, g: u32, groups: u32) {
     let band = uniform_ctl(lid, C_BAND_MAX);
     let band_vertices = uniform_ctl(lid, C_BAND_MAX_VERTICES);
     let heavy = uniform_ctl(lid, C_HEAVY) != 0u;
+    p_heavy = heavy;
     let first_depth = ctl(C_LEVEL);
     let per = ctl(C_OUT_PER_SEG);
+    let record_base = ctl(C_RECORD_BASE);
     var barriers = 0u;
     if heavy {
         first_pieces(lid, g, groups, count);
@@ -299,15 +336,22 @@ fn levels(lid: u32, g: u32, groups: u32) {
     }
     for (var r = 0u; r < max_levels; r += 1u) {
         p_level = r;
-        p_record = ctl(C_RECORD_BASE) + 4u * r;
-        if lid == 0u {
-            f_pieces = atomicLoad(&control[C_PIECES + r % 3u]);
-            if g == 0u {
-                atomicStore(&control[C_PIECES + (r + 2u) % 3u], 0u);
-                atomicStore(&history[p_record + R_GRID], groups);
-            }
+        p_record = record_base + 4u * r;
+        if lid == 0u && g == 0u {
+            atomicStore(&history[p_record + R_GRID], groups);
         }
-        let pieces = workgroupUniformLoad(&f_pieces);
+        // A light graph has no pieces: its level does not wait for their
+        // count.
+        var pieces = 0u;
+        if heavy {
+            if lid == 0u {
+                f_pieces = atomicLoad(&control[C_PIECES + r % 3u]);
+                if g == 0u {
+                    atomicStore(&control[C_PIECES + (r + 2u) % 3u], 0u);
+                }
+            }
+            pieces = workgroupUniformLoad(&f_pieces);
+        }
         let next_depth = first_depth + r + 1u;
         expand_light(lid, g, groups, count, next_depth, per);
         expand_pieces(lid, g, groups, pieces, next_depth, per);
