@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 use std::path::Path;
+use std::time::Duration;
 
 use vyre::Device;
 use vyre::graph::Graph;
@@ -53,8 +54,13 @@ pub fn median(mut values: Vec<f64>) -> f64 {
 /// wall time is the median's, so that both columns describe one search);
 /// `None` where a command of it was not timed.
 fn device_per_level_us(run: &vyre::measure::SourceRun) -> Option<f64> {
-    let levels = run.result.levels.len();
-    let device = (*run.device_times.get(run.times.len() / 2)?)?;
+    median_device_per_level_us(&run.device_times, run.result.levels.len())
+}
+
+/// Device µs per level of the middle entry of `device_times` (in the order
+/// of the wall times) over a search of `levels` levels.
+fn median_device_per_level_us(device_times: &[Option<Duration>], levels: usize) -> Option<f64> {
+    let device = (*device_times.get(device_times.len() / 2)?)?;
     (levels > 0).then(|| device.as_secs_f64() * 1e6 / levels as f64)
 }
 
@@ -62,7 +68,7 @@ fn device_per_level_us(run: &vyre::measure::SourceRun) -> Option<f64> {
 fn extreme(m: &Measurement, pick: fn(f64, f64) -> f64) -> f64 {
     m.runs
         .iter()
-        .flat_map(|r| r.times.iter().map(std::time::Duration::as_secs_f64))
+        .flat_map(|r| r.times.iter().map(Duration::as_secs_f64))
         .reduce(pick)
         .unwrap_or(f64::NAN)
 }
@@ -353,63 +359,25 @@ fn auto_vs_best(rows: &[Row]) -> String {
 mod tests {
     use std::time::Duration;
 
-    use super::device_per_level_us;
-    use vyre::measure::SourceRun;
-    use vyre::{LevelTrace, SearchResult, Topology};
+    use super::median_device_per_level_us as per_level;
 
-    fn run(device_times: Vec<Option<Duration>>, levels: u32) -> SourceRun {
-        let level = |i: u32| LevelTrace {
-            level: i,
-            command: 0,
-            command_levels: levels,
-            topology: Topology::WarpSparseFrontier,
-            exchange: None,
-            explanation: String::new(),
-            frontier_in: 1,
-            frontier_out: 1,
-            edges_examined: 1,
-            device_ns: None,
-            command_device_ns: None,
-            command_wall_ns: 0,
-        };
-        let times = (1..=device_times.len() as u64)
-            .map(Duration::from_millis)
-            .collect();
-        SourceRun {
-            source: 0,
-            time: Duration::ZERO,
-            times,
-            device_times,
-            edges: 0,
-            teps: 0.0,
-            validation: None,
-            result: SearchResult {
-                depths: Vec::new(),
-                parents: Vec::new(),
-                levels: (0..levels).map(level).collect(),
-                search_time: Duration::ZERO,
-                readback_time: Duration::ZERO,
-            },
-        }
+    fn us(u: u64) -> Option<Duration> {
+        Some(Duration::from_micros(u))
     }
 
     #[test]
     fn the_device_column_is_the_median_searchs() {
-        let us = |u| Some(Duration::from_micros(u));
-        let r = run(vec![us(10), us(40), us(90)], 10);
-        assert_eq!(device_per_level_us(&r), Some(4.0));
-        let r = run(vec![us(10), us(20), us(30), us(1000)], 10);
-        assert_eq!(device_per_level_us(&r), Some(3.0));
+        assert_eq!(per_level(&[us(10), us(40), us(90)], 10), Some(4.0));
+        assert_eq!(
+            per_level(&[us(10), us(20), us(30), us(1000)], 10),
+            Some(3.0)
+        );
     }
 
     #[test]
     fn an_untimed_median_search_or_no_level_leaves_the_column_empty() {
-        let us = |u| Some(Duration::from_micros(u));
-        assert_eq!(
-            device_per_level_us(&run(vec![us(10), None, us(30)], 10)),
-            None
-        );
-        assert_eq!(device_per_level_us(&run(vec![us(10)], 0)), None);
-        assert_eq!(device_per_level_us(&run(Vec::new(), 10)), None);
+        assert_eq!(per_level(&[us(10), None, us(30)], 10), None);
+        assert_eq!(per_level(&[us(10)], 0), None);
+        assert_eq!(per_level(&[], 10), None);
     }
 }
