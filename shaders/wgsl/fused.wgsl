@@ -325,6 +325,11 @@ fn levels(lid: u32, g: u32, groups: u32) {
     let first_depth = ctl(C_LEVEL);
     let per = ctl(C_OUT_PER_SEG);
     let record_base = ctl(C_RECORD_BASE);
+    let first_edges = uniform_ctl(lid, C_CUR_EDGES);
+    if local_fits(groups, heavy, first_edges, band) {
+        levels_local(lid, g, groups, count);
+        return;
+    }
     var barriers = 0u;
     if heavy {
         first_pieces(lid, g, groups, count);

@@ -60,6 +60,9 @@ pub const C_PROBE_FEWEST: usize = 26;
 pub const C_PROBE_SAW_WRITE: usize = 27;
 /// Fused: set when a waiting workgroup saw the host's abort word.
 pub const C_ABORTED: usize = 28;
+/// Fused, workgroup-local levels (`fused_local.wgsl`): the spill cursor of
+/// each queue, two words from here.
+pub const C_SPILLS: usize = 29;
 /// Words a host writes before every command: the command words, the graph
 /// words, and the fused and probe words zeroed (or set).
 pub const HOST_WORDS: usize = 32;
@@ -73,7 +76,8 @@ const _: () = {
     assert!(C_ARRIVALS == C_VERTEX_COUNT + GRAPH_WORDS);
     assert!(C_MAX_LEVELS > C_SCAN_RECORDED && C_SPIN_LIMIT < C_IN_EDGE_END);
     assert!(C_IN_EDGE_END < C_BAND_MAX_VERTICES && C_BAND_MAX_VERTICES < COMMAND_WORDS);
-    assert!(C_PIECES + 3 <= C_FAILED && C_PROBE_SAW_WRITE < C_ABORTED && C_ABORTED < HOST_WORDS);
+    assert!(C_PIECES + 3 <= C_FAILED && C_PROBE_SAW_WRITE < C_ABORTED && C_ABORTED < C_SPILLS);
+    assert!(C_SPILLS + 2 <= HOST_WORDS);
     assert!(HOST_WORDS as u64 * 4 <= vyre_driver::backend::CONTROL_BYTES);
 };
 

@@ -124,7 +124,7 @@ macro_rules! files {
 }
 
 /// Every file under `shaders/wgsl/` a module uses, with its text.
-const SOURCES: [(&str, &str); 18] = [
+const SOURCES: [(&str, &str); 19] = [
     ("base.wgsl", include_str!("../../../shaders/wgsl/base.wgsl")),
     (
         "common.wgsl",
@@ -191,6 +191,10 @@ const SOURCES: [(&str, &str); 18] = [
         "fused.wgsl",
         include_str!("../../../shaders/wgsl/fused.wgsl"),
     ),
+    (
+        "fused_local.wgsl",
+        include_str!("../../../shaders/wgsl/fused_local.wgsl"),
+    ),
 ];
 
 /// The text of `shaders/wgsl/<file>` as this build includes it (`None` for
@@ -234,7 +238,7 @@ impl Module {
             Self::Hybrid => files!(PER_WAVE_PRELUDE; "hybrid.wgsl"),
             Self::Dense => files!(PER_WAVE_PRELUDE; "bottom_up.wgsl", "dense.wgsl"),
             Self::BlockDense => files!(PER_WAVE_PRELUDE; "bottom_up.wgsl", "block_dense.wgsl"),
-            Self::Fused => &["base.wgsl", "fused.wgsl"],
+            Self::Fused => &["base.wgsl", "fused.wgsl", "fused_local.wgsl"],
             Self::BatchFrontier => files!(BATCH_PRELUDE; "batch_frontier.wgsl"),
             Self::BatchWarpSparse => files!(BATCH_PRELUDE; "warp_sparse.wgsl"),
             Self::BatchSparse => files!(BATCH_PRELUDE; "sparse.wgsl"),
