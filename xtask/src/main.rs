@@ -10,11 +10,15 @@
 //! - `bench`: the GPU benchmark matrix (run on the H200);
 //! - `bench-batch`: a batch of searches against the same searches one by one;
 //! - `ptx`: write the CUDA kernels' PTX for inspection;
-//! - `spirv`: regenerate the checked-in SPIR-V kernels from the WGSL.
+//! - `spirv`: regenerate the checked-in SPIR-V kernels from the WGSL;
+//! - `bundle`: release builds of several revisions for the GPU machine;
+//! - `compare`: there, time them side by side in one call.
 
 mod bench;
 mod bench_batch;
+mod bundle;
 mod clock;
+mod compare;
 mod conformance;
 mod ptx;
 mod shell;
@@ -52,6 +56,10 @@ enum Command {
     Ptx(ptx::Args),
     /// Regenerate shaders/spirv/*.spv from shaders/wgsl (commit the result).
     Spirv,
+    /// Build xtask at several revisions into one folder the device tool carries.
+    Bundle(bundle::Args),
+    /// Time every build of a bundle side by side, alternating (on the GPU machine).
+    Compare(compare::Args),
 }
 
 fn main() -> ExitCode {
@@ -90,6 +98,8 @@ fn main() -> ExitCode {
         Command::BenchBatch(args) => bench_batch::run(&args),
         Command::Ptx(args) => ptx::run(&args),
         Command::Spirv => spirv::run(),
+        Command::Bundle(args) => bundle::run(&args),
+        Command::Compare(args) => compare::run(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,261 @@
+//! `xtask compare`: on the GPU machine, time every build of a bundle
+//! (`xtask bundle`) in one call, alternating them try by try (a, b, a, b)
+//! so that a drift of the machine reaches every variant alike, and set
+//! their `xtask bench` rows side by side in `compare.md`.
+//!
+//! Each variant's binary is unpacked into the temporary directory (not into
+//! `--out`, which the device tool sends back); its try K writes its own
+//! bench report into `OUT/NAME/K/`, its output into `OUT/NAME/K/log.txt`.
+
+mod table;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use crate::bundle::{VARIANTS_FILE, check_name};
+use table::{Run, compare_md};
+
+/// Flags of `xtask compare`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Folder `xtask bundle` wrote: NAME.xz and NAME.commit per variant.
+    #[arg(long, default_value = ".gpu")]
+    bundle: PathBuf,
+    /// Only these variants, in this order (default: the bundle's, in the
+    /// order `xtask bundle` was given them).
+    #[arg(long = "variant", value_delimiter = ',')]
+    variants: Vec<String>,
+    /// Runs of each variant, alternating: a, b, a, b, ...
+    #[arg(long, default_value_t = 2)]
+    tries: u32,
+    /// Also run each variant's `xtask conformance` once, after the tries,
+    /// with these flags (e.g. `--conformance="--backends cuda,vulkan"`).
+    #[arg(long, allow_hyphen_values = true)]
+    conformance: Option<String>,
+    /// Where reports go (on the device tool: `$OUT`).
+    #[arg(long)]
+    out: PathBuf,
+    /// `xtask bench` flags, after `--` (without `--out` and `--commit`).
+    #[arg(last = true)]
+    bench: Vec<String>,
+}
+
+/// One unpacked build.
+struct Build {
+    name: String,
+    commit: String,
+    binary: PathBuf,
+}
+
+/// The order variants run in: every variant once per try, in the given
+/// order, try after try.
+pub fn schedule(variants: usize, tries: u32) -> Vec<(usize, u32)> {
+    (1..=tries)
+        .flat_map(|t| (0..variants).map(move |v| (v, t)))
+        .collect()
+}
+
+pub fn run(args: &Args) -> Result<(), String> {
+    if args.bench.iter().any(|a| a == "--out" || a == "--commit") {
+        return Err("compare sets each run's --out and --commit itself. Fix: drop them from the bench flags.".into());
+    }
+    let builds = unpack(args)?;
+    let mut runs = Vec::new();
+    for (v, attempt) in schedule(builds.len(), args.tries) {
+        let build = &builds[v];
+        let dir = args.out.join(&build.name).join(attempt.to_string());
+        create(&dir)?;
+        let started = Instant::now();
+        let mut bench = vec!["bench".to_string()];
+        bench.extend(args.bench.iter().cloned());
+        bench.extend(["--out".into(), dir.to_string_lossy().into_owned()]);
+        bench.extend(["--commit".into(), build.commit.clone()]);
+        let ok = run_logged(&build.binary, &bench, &dir.join("log.txt"))?;
+        println!(
+            "compare: {} try {attempt}: {} in {:.0} s",
+            build.name,
+            if ok {
+                "done"
+            } else {
+                "FAILED (see its log.txt)"
+            },
+            started.elapsed().as_secs_f64()
+        );
+        runs.push(Run::read(&build.name, attempt, &dir.join("bench.json")));
+    }
+    let mut conformance = Vec::new();
+    if let Some(flags) = &args.conformance {
+        for build in &builds {
+            let dir = args.out.join(&build.name);
+            let mut command = vec!["conformance".to_string()];
+            command.extend(flags.split_whitespace().map(String::from));
+            let log = dir.join("conformance.txt");
+            let ok = run_logged(&build.binary, &command, &log)?;
+            let last = std::fs::read_to_string(&log)
+                .unwrap_or_default()
+                .lines()
+                .rev()
+                .find(|l| l.contains("passed"))
+                .unwrap_or(if ok { "no tally printed" } else { "failed" })
+                .to_string();
+            println!("compare: {} conformance: {last}", build.name);
+            conformance.push((build.name.clone(), last));
+        }
+    }
+    let header = Header {
+        device: device_names(),
+        builds: builds
+            .iter()
+            .map(|b| (b.name.clone(), b.commit.clone()))
+            .collect(),
+        bench: args.bench.join(" "),
+        conformance,
+    };
+    let md = format!("{}\n{}", header.md(), compare_md(&runs));
+    let path = args.out.join("compare.md");
+    std::fs::write(&path, &md).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    println!("{md}");
+    Ok(())
+}
+
+/// The builds to run, unpacked.
+fn unpack(args: &Args) -> Result<Vec<Build>, String> {
+    let mut names = args.variants.clone();
+    if names.is_empty() {
+        let list = args.bundle.join(VARIANTS_FILE);
+        let text = std::fs::read_to_string(&list).map_err(|e| {
+            format!(
+                "cannot read {}: {e}. Fix: run `cargo xtask bundle NAME=REV ...` and carry its folder.",
+                list.display()
+            )
+        })?;
+        names = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(String::from)
+            .collect();
+    }
+    if names.is_empty() {
+        return Err(format!(
+            "the bundle {} lists no variant. Fix: run `cargo xtask bundle NAME=REV ...`.",
+            args.bundle.display()
+        ));
+    }
+    let unpacked = std::env::temp_dir().join("vyre-compare");
+    create(&unpacked)?;
+    names
+        .into_iter()
+        .map(|name| {
+            check_name(&name)?;
+            let packed = args.bundle.join(format!("{name}.xz"));
+            let binary = unpacked.join(&name);
+            let file = std::fs::File::create(&binary)
+                .map_err(|e| format!("cannot create {}: {e}", binary.display()))?;
+            let status = Command::new("xz")
+                .arg("-dc")
+                .arg(&packed)
+                .stdout(file)
+                .status()
+                .map_err(|e| format!("could not run xz: {e}. Fix: install xz-utils."))?;
+            if !status.success() {
+                return Err(format!("unpacking {} failed ({status})", packed.display()));
+            }
+            make_executable(&binary)?;
+            let commit = std::fs::read_to_string(args.bundle.join(format!("{name}.commit")))
+                .map_or_else(|_| "unknown".into(), |c| c.trim().to_string());
+            Ok(Build {
+                name,
+                commit,
+                binary,
+            })
+        })
+        .collect()
+}
+
+#[cfg(unix)]
+fn make_executable(path: &Path) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+        .map_err(|e| format!("cannot make {} executable: {e}", path.display()))
+}
+
+#[cfg(not(unix))]
+fn make_executable(_: &Path) -> Result<(), String> {
+    Ok(())
+}
+
+/// Run `binary args`, stdout and stderr into `log`; whether it succeeded.
+fn run_logged(binary: &Path, args: &[String], log: &Path) -> Result<bool, String> {
+    let out =
+        std::fs::File::create(log).map_err(|e| format!("cannot create {}: {e}", log.display()))?;
+    let err = out.try_clone().map_err(|e| format!("{e}"))?;
+    let status = Command::new(binary)
+        .args(args)
+        .stdout(Stdio::from(out))
+        .stderr(Stdio::from(err))
+        .status()
+        .map_err(|e| format!("could not run {}: {e}", binary.display()))?;
+    Ok(status.success())
+}
+
+fn create(dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))
+}
+
+/// The GPUs present, by name and UUID (the device tool lends different
+/// cards from call to call: a report names the one it ran on).
+fn device_names() -> String {
+    Command::new("nvidia-smi")
+        .args(["--query-gpu=name,uuid", "--format=csv,noheader"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .trim()
+                .replace('\n', "; ")
+        })
+        .unwrap_or_else(|| "no NVIDIA GPU listed (nvidia-smi did not run)".into())
+}
+
+/// What a comparison ran on and with.
+struct Header {
+    device: String,
+    builds: Vec<(String, String)>,
+    bench: String,
+    conformance: Vec<(String, String)>,
+}
+
+impl Header {
+    fn md(&self) -> String {
+        let mut md = format!(
+            "# xtask compare\n\n- device: {}\n- date: {}\n- bench flags: `{}`\n",
+            self.device,
+            crate::bench::date(),
+            self.bench
+        );
+        for (name, commit) in &self.builds {
+            md.push_str(&format!("- `{name}`: {commit}\n"));
+        }
+        for (name, tally) in &self.conformance {
+            md.push_str(&format!("- `{name}` conformance: {tally}\n"));
+        }
+        md
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::schedule;
+
+    #[test]
+    fn variants_alternate_try_by_try() {
+        assert_eq!(
+            schedule(2, 3),
+            [(0, 1), (1, 1), (0, 2), (1, 2), (0, 3), (1, 3)]
+        );
+        assert!(schedule(3, 0).is_empty());
+    }
+}
