@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::shell::root;
+use crate::shell::{cargo_at, root};
 
 /// The bundle's variant names, one a line, in the order given.
 pub const VARIANTS_FILE: &str = "variants";
@@ -172,21 +172,8 @@ fn build(root: &Path, variant: &Variant) -> Result<(PathBuf, String), String> {
 }
 
 fn cargo_build(tree: &Path, target: &Path) -> Result<(), String> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(&cargo)
-        .args(["build", "--release", "-p", "xtask"])
-        .env("CARGO_TARGET_DIR", target)
-        .current_dir(tree)
-        .status()
-        .map_err(|e| format!("could not run {cargo}: {e}. Fix: put cargo on PATH."))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "building xtask in {} failed ({status})",
-            tree.display()
-        ))
-    }
+    cargo_at(tree, target, &["build", "--release", "-p", "xtask"])
+        .map_err(|e| format!("building xtask in {}: {e}", tree.display()))
 }
 
 /// Strip `binary` (symbols are most of its size) and compress it to `to`.

@@ -1,7 +1,7 @@
 //! Running cargo from xtask.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// The workspace root.
@@ -22,6 +22,17 @@ fn command(args: &[&str]) -> Result<(Command, String), String> {
 /// Run `cargo <args>` in the workspace root; an error names the command.
 pub fn cargo(args: &[&str]) -> Result<(), String> {
     let (mut command, cargo) = command(args)?;
+    status_of(&mut command, &cargo, args)
+}
+
+/// Run `cargo <args>` in `dir` with its outputs under `target`.
+pub fn cargo_at(dir: &Path, target: &Path, args: &[&str]) -> Result<(), String> {
+    let (mut command, cargo) = command(args)?;
+    command.current_dir(dir).env("CARGO_TARGET_DIR", target);
+    status_of(&mut command, &cargo, args)
+}
+
+fn status_of(command: &mut Command, cargo: &str, args: &[&str]) -> Result<(), String> {
     let status = command
         .status()
         .map_err(|e| format!("could not run {cargo}: {e}. Fix: put cargo on PATH."))?;
