@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::shell::{cargo_at, root};
+use crate::shell::{self, cargo_at, root};
 
 /// The bundle's variant names, one a line, in the order given.
 pub const VARIANTS_FILE: &str = "variants";
@@ -149,7 +149,13 @@ fn build(root: &Path, variant: &Variant) -> Result<(PathBuf, String), String> {
             "--verify",
             &format!("{rev}^{{commit}}"),
         ],
-    )?;
+    )
+    .map_err(|e| {
+        format!(
+            "variant `{}`: {e}. Fix: name a commit, branch or tag of this repository, or `.` for the working tree.",
+            variant.name
+        )
+    })?;
     let bundle = root.join("target/bundle");
     let tree = bundle.join("src").join(&variant.name);
     if tree.join(".git").exists() {
@@ -179,33 +185,23 @@ fn cargo_build(tree: &Path, target: &Path) -> Result<(), String> {
 /// Strip `binary` (symbols are most of its size) and compress it to `to`.
 fn pack(binary: &Path, to: &Path) -> Result<(), String> {
     let stripped = to.with_extension("stripped");
-    tool(
+    shell::run(
         Command::new("strip").arg("-o").arg(&stripped).arg(binary),
-        "strip (binutils)",
+        "strip",
+        "install binutils",
     )?;
     let file =
         std::fs::File::create(to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
-    let packed = tool(
+    let packed = shell::run(
         Command::new("xz")
             .args(["-T0", "-3", "-c"])
             .arg(&stripped)
             .stdout(file),
         "xz",
+        "install xz-utils",
     );
     let _ = std::fs::remove_file(&stripped);
     packed
-}
-
-/// Run a host tool; an error says which to install.
-fn tool(command: &mut Command, what: &str) -> Result<(), String> {
-    let status = command
-        .status()
-        .map_err(|e| format!("could not run {what}: {e}. Fix: install {what}."))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("{what} failed ({status})"))
-    }
 }
 
 /// `git <args>` in `dir`, its trimmed output.

@@ -14,6 +14,7 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use crate::bundle::{VARIANTS_FILE, check_name};
+use crate::shell;
 use table::{Run, compare_md};
 
 /// Flags of `xtask compare`.
@@ -57,7 +58,12 @@ pub fn schedule(variants: usize, tries: u32) -> Vec<(usize, u32)> {
 }
 
 pub fn run(args: &Args) -> Result<(), String> {
-    if args.bench.iter().any(|a| a == "--out" || a == "--commit") {
+    let sets_itself = |a: &String| {
+        ["--out", "--commit"]
+            .iter()
+            .any(|f| a == f || a.starts_with(&format!("{f}=")))
+    };
+    if args.bench.iter().any(sets_itself) {
         return Err("compare sets each run's --out and --commit itself. Fix: drop them from the bench flags.".into());
     }
     let builds = unpack(args)?;
@@ -153,15 +159,11 @@ fn unpack(args: &Args) -> Result<Vec<Build>, String> {
             let binary = unpacked.join(&name);
             let file = std::fs::File::create(&binary)
                 .map_err(|e| format!("cannot create {}: {e}", binary.display()))?;
-            let status = Command::new("xz")
-                .arg("-dc")
-                .arg(&packed)
-                .stdout(file)
-                .status()
-                .map_err(|e| format!("could not run xz: {e}. Fix: install xz-utils."))?;
-            if !status.success() {
-                return Err(format!("unpacking {} failed ({status})", packed.display()));
-            }
+            shell::run(
+                Command::new("xz").arg("-dc").arg(&packed).stdout(file),
+                &format!("unpacking {} with xz", packed.display()),
+                "install xz-utils",
+            )?;
             make_executable(&binary)?;
             let commit = std::fs::read_to_string(args.bundle.join(format!("{name}.commit")))
                 .map_or_else(|_| "unknown".into(), |c| c.trim().to_string());

@@ -1,4 +1,4 @@
-//! Running cargo from xtask.
+//! Running cargo and other host tools from xtask.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -21,25 +21,31 @@ fn command(args: &[&str]) -> Result<(Command, String), String> {
 
 /// Run `cargo <args>` in the workspace root; an error names the command.
 pub fn cargo(args: &[&str]) -> Result<(), String> {
-    let (mut command, cargo) = command(args)?;
-    status_of(&mut command, &cargo, args)
+    let (mut command, _) = command(args)?;
+    run(&mut command, &cargo_line(args), "put cargo on PATH")
 }
 
 /// Run `cargo <args>` in `dir` with its outputs under `target`.
 pub fn cargo_at(dir: &Path, target: &Path, args: &[&str]) -> Result<(), String> {
-    let (mut command, cargo) = command(args)?;
+    let (mut command, _) = command(args)?;
     command.current_dir(dir).env("CARGO_TARGET_DIR", target);
-    status_of(&mut command, &cargo, args)
+    run(&mut command, &cargo_line(args), "put cargo on PATH")
 }
 
-fn status_of(command: &mut Command, cargo: &str, args: &[&str]) -> Result<(), String> {
+fn cargo_line(args: &[&str]) -> String {
+    format!("`cargo {}`", args.join(" "))
+}
+
+/// Run `command`, which errors name `what`; one that cannot start says
+/// `Fix: {fix}`.
+pub fn run(command: &mut Command, what: &str, fix: &str) -> Result<(), String> {
     let status = command
         .status()
-        .map_err(|e| format!("could not run {cargo}: {e}. Fix: put cargo on PATH."))?;
+        .map_err(|e| format!("could not run {what}: {e}. Fix: {fix}."))?;
     if status.success() {
         Ok(())
     } else {
-        Err(format!("`cargo {}` failed ({status})", args.join(" ")))
+        Err(format!("{what} failed ({status})"))
     }
 }
 
