@@ -24,7 +24,7 @@ pub(crate) struct Loaded {
 
 fn unavailable(detail: String) -> BackendError {
     BackendError::unavailable(format!(
-        "{detail}. Fix: install a Vulkan loader and driver (on Debian/Ubuntu `apt-get install libvulkan1 mesa-vulkan-drivers` gives the lavapipe CPU device; on an NVIDIA machine unpack libvulkan1 so the NVIDIA ICD is found), or use another backend."
+        "{detail}. Fix: install a Vulkan loader and driver (on Debian/Ubuntu `apt-get install libvulkan1 mesa-vulkan-drivers` gives the lavapipe CPU device; on an NVIDIA machine the NVIDIA ICD loads only beside libvulkan1 and the GLVND libraries: libglvnd0, libglx0, libegl1 and the rest of that set), or use another backend."
     ))
 }
 

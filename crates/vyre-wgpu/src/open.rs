@@ -65,7 +65,7 @@ fn preference(device_type: wgpu::DeviceType) -> u8 {
 
 fn no_adapter(detail: &str) -> BackendError {
     BackendError::unavailable(format!(
-        "no wgpu adapter {detail}. Fix: install a Vulkan driver (on Debian/Ubuntu `apt-get install mesa-vulkan-drivers libvulkan1` gives the lavapipe CPU device), or check WGPU_BACKEND and the adapter name filter."
+        "no wgpu adapter {detail}. Fix: install a Vulkan driver (on Debian/Ubuntu `apt-get install mesa-vulkan-drivers libvulkan1` gives the lavapipe CPU device; on an NVIDIA machine the NVIDIA ICD loads only beside libvulkan1 and the GLVND libraries: libglvnd0, libglx0, libegl1 and the rest of that set), or check WGPU_BACKEND and the adapter name filter."
     ))
 }
 
