@@ -8,6 +8,7 @@ mod charts;
 mod export;
 mod gap;
 mod report;
+mod spread;
 
 use std::path::PathBuf;
 use std::sync::Arc;

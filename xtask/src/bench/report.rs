@@ -10,6 +10,7 @@ use vyre::measure::Measurement;
 
 use super::charts::write_charts;
 use super::export::Baseline;
+use super::spread::{self, Spread};
 use crate::clock::{ClockRange, cell};
 
 /// Device-to-device copy bandwidth measured on the H200 (GPU.md), bytes/s.
@@ -42,6 +43,8 @@ struct Summary {
     /// The SM clock while the variant ran (warm-up, timed searches and
     /// validation), per GPU; empty when not sampled.
     clock: Vec<ClockRange>,
+    /// How single searches differ between sources and repetitions.
+    spread: Option<Spread>,
 }
 
 /// The median of `values` (NaN for none).
@@ -106,6 +109,7 @@ impl Row {
                 valid,
                 floor_us: bytes / MEASURED_COPY_BANDWIDTH * 1e6,
                 clock: Vec::new(),
+                spread: Spread::of(m.runs.iter().map(|r| (r.source, r.times.as_slice()))),
             }),
         }
     }
@@ -244,6 +248,7 @@ pub fn write_reports(
                     "floor_us": s.floor_us,
                     "valid": s.valid,
                     "topologies": s.topologies,
+                    "spread": s.spread.as_ref().map(Spread::json),
                     "sm_clock_mhz": s.clock.iter().map(|c| serde_json::json!({
                         "gpu": c.gpu,
                         "min": c.min_mhz,
@@ -273,6 +278,18 @@ pub fn write_reports(
             }
         }
     }
+    let spreads = rows.iter().filter_map(|r| {
+        let s = r.outcome.as_ref().ok()?.spread.as_ref()?;
+        Some((
+            [r.graph.as_str(), r.backend.as_str(), r.variant.as_str()],
+            s,
+        ))
+    });
+    let _ = writeln!(
+        md,
+        "\nSpread of single searches (each source's median, and its repetitions):\n\n{}",
+        spread::table(spreads)
+    );
     let _ = writeln!(md, "\n{}", auto_vs_best(rows));
     if !baselines.is_empty() {
         let _ = writeln!(
