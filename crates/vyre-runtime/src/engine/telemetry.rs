@@ -36,12 +36,16 @@
 //! device time. The pressure toward fusing the next wave is
 //! `overhead / (overhead + work × growth)`, with the same growth factor as
 //! the dispatch cost, so a fused plan does not erase the pressure that chose
-//! it, and a frontier that leaves its band lowers it at once.
+//! it, and a frontier that leaves its band lowers it at once. Where the
+//! frontier is already past the fused band's upper edge (dense enough for
+//! bottom-up levels) the request carries no fusion pressure: every fused
+//! kernel expands top-down, so fusing there would cost more than it saves.
 
 //! The first wave has no measurement yet: its dispatch cost and fusion
 //! pressure are 0, and the engine does not let that blind decision anchor
 //! the policy's hysteresis.
 
+use crate::plan::chain::fused_band_admits;
 use vyre_driver::backend::{DeviceCapabilities, LayoutBytes, SearchPosition, WaveReport};
 use vyre_driver::megakernel_execution::{
     MegakernelExecutionRequest, MegakernelExecutionSample, MegakernelExecutionTopology,
@@ -168,10 +172,19 @@ impl SearchTelemetry {
         budget_bytes: u64,
         caps: &DeviceCapabilities,
     ) -> MegakernelExecutionRequest {
+        let density = self.density();
+        // Past the fused band's edge fusing cannot pay (plan/chain.rs), so no
+        // pressure toward it is admitted there, as the policy admits none on
+        // a device without a barrier.
+        let fusion_pressure = if fused_band_admits(density) {
+            self.fusion_pressure()
+        } else {
+            0.0
+        };
         MegakernelExecutionRequest {
             sample: MegakernelExecutionSample {
                 dispatch_cost_ns: self.dispatch_cost_ns(),
-                frontier_density: self.density(),
+                frontier_density: density,
                 // The search's final readback: depth and parent per vertex.
                 readback_bytes: self.vertex_count * 8,
             },
@@ -186,7 +199,7 @@ impl SearchTelemetry {
             output_bytes: bytes.output_bytes,
             budget_bytes,
             launch_overhead_ns: caps.launch_overhead_ns,
-            fusion_pressure: self.fusion_pressure(),
+            fusion_pressure,
             capabilities: caps.megakernel,
         }
     }

@@ -74,6 +74,14 @@ fn band_upper_density(topology: MegakernelExecutionTopology) -> f64 {
     }
 }
 
+/// Whether a fused command started on a frontier of `density` would begin
+/// inside its band. Every fused kernel expands top-down, so one started past
+/// the band's edge would run a top-down level where a bottom-up one examines
+/// a fraction of the edges, and only then hand over.
+pub(crate) fn fused_band_admits(density: f64) -> bool {
+    density < band_upper_density(MegakernelExecutionTopology::FusedWave)
+}
+
 /// How long the next chain of one search may be: it doubles while launch
 /// overhead dominates, from the levels the last command actually ran.
 #[derive(Clone, Copy, Debug)]
