@@ -1,8 +1,8 @@
 //! A launch-bound device must not start a fused command on a frontier dense
 //! enough for bottom-up levels: the fused kernels expand top-down, so such a
 //! command would run its first level top-down over most of the graph's edges
-//! before its band handed it back (on an H100 over wgpu, 878 µs for a level
-//! that a bottom-up command ran in 24 µs: docs/BENCHMARKS.md).
+//! before its band handed it back (878 µs for a level that a bottom-up
+//! command ran in 24 µs on one launch-bound device: docs/BENCHMARKS.md).
 
 mod mock;
 
