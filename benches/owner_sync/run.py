@@ -1,0 +1,267 @@
+"""Device side of the owner-computes experiment: NVRTC-compile
+shaders/cuda/experiments/owner_sync.cu, run
+it on grids, a chain and the road network, check every search, time it with
+device events. Usage: run.py OUT_DIR [MTX_GZ]"""
+import ctypes, glob, gzip, json, os, statistics, sys, time
+from collections import deque
+
+import torch
+
+out_dir = sys.argv[1]
+mtx = sys.argv[2] if len(sys.argv) > 2 else None
+torch.zeros(1, device="cuda")
+cuda = ctypes.CDLL("libcuda.so.1")
+nvrtc = ctypes.CDLL(sorted(glob.glob("/usr/local/cuda/lib64/libnvrtc.so*"))[0])
+MAXNB, CHAN = 8, 512
+BITMAP_VERTICES = 4096 * 32
+NONE = 0xFFFFFFFF
+log = open(os.path.join(out_dir, "owner.log"), "w")
+
+
+def say(*a):
+    s = " ".join(str(x) for x in a)
+    print(s, flush=True)
+    log.write(s + "\n")
+    log.flush()
+
+
+def check(r, what):
+    if r != 0:
+        raise RuntimeError(f"{what} failed: {r}")
+
+
+def compile_kernel(src, opts):
+    prog = ctypes.c_void_p()
+    check(nvrtc.nvrtcCreateProgram(ctypes.byref(prog), src, b"owner_sync.cu", 0, None, None), "create")
+    arr = (ctypes.c_char_p * len(opts))(*opts)
+    r = nvrtc.nvrtcCompileProgram(prog, len(opts), arr)
+    size = ctypes.c_size_t()
+    nvrtc.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
+    buf = ctypes.create_string_buffer(size.value)
+    nvrtc.nvrtcGetProgramLog(prog, buf)
+    if r != 0:
+        say(buf.value.decode())
+        raise RuntimeError("compile")
+    nvrtc.nvrtcGetPTXSize(prog, ctypes.byref(size))
+    ptx = ctypes.create_string_buffer(size.value)
+    nvrtc.nvrtcGetPTX(prog, ptx)
+    mod = ctypes.c_void_p()
+    check(cuda.cuModuleLoadData(ctypes.byref(mod), ptx), "load")
+    f = ctypes.c_void_p()
+    check(cuda.cuModuleGetFunction(ctypes.byref(f), mod, b"owner_bfs"), "function")
+    return f
+
+
+class Args(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_uint64) for n in
+                ["offsets", "targets", "depth", "parent", "nb", "nb_back", "chan_word", "chan",
+                 "level_word", "status", "spare"]] + \
+               [(n, ctypes.c_uint32) for n in ["n", "per", "source", "max_levels"]]
+
+
+def csr_from_edges(n, src, dst):
+    order = torch.argsort(src * n + dst)
+    src, dst = src[order], dst[order]
+    counts = torch.bincount(src, minlength=n)
+    off = torch.zeros(n + 1, dtype=torch.int64, device="cuda")
+    off[1:] = torch.cumsum(counts, 0)
+    return off.to(torch.int32), dst.to(torch.int32)
+
+
+def grid(rows, cols):
+    """A rows x cols grid, row by row, and its depths from vertex 0 (r + c)."""
+    n = rows * cols
+    v = torch.arange(n, device="cuda", dtype=torch.int64)
+    r, c = v // cols, v % cols
+    parts = [(v[c < cols - 1], v[c < cols - 1] + 1), (v[c > 0], v[c > 0] - 1),
+             (v[r < rows - 1], v[r < rows - 1] + cols), (v[r > 0], v[r > 0] - cols)]
+    off, tgt = csr_from_edges(n, torch.cat([p[0] for p in parts]), torch.cat([p[1] for p in parts]))
+    return n, off, tgt, (r + c, rows + cols - 1)
+
+
+def chain(n):
+    """A path of n vertices and its depths from vertex 0."""
+    v = torch.arange(n - 1, device="cuda", dtype=torch.int64)
+    off, tgt = csr_from_edges(n, torch.cat([v, v + 1]), torch.cat([v + 1, v]))
+    return n, off, tgt, (torch.arange(n, device="cuda", dtype=torch.int64), n)
+
+
+def road(path):
+    src, dst, n = [], [], 0
+    with gzip.open(path, "rt") as f:
+        header = True
+        for line in f:
+            if line.startswith("%"):
+                continue
+            a = line.split()
+            if header:
+                n = int(a[0])
+                header = False
+                continue
+            u, w = int(a[0]) - 1, int(a[1]) - 1
+            src += [u, w]
+            dst += [w, u]
+    s = torch.tensor(src, device="cuda", dtype=torch.int64)
+    d = torch.tensor(dst, device="cuda", dtype=torch.int64)
+    keep = s != d
+    off, tgt = csr_from_edges(n, s[keep], d[keep])
+    return n, off, tgt, reference_depths(n, off, tgt, 0)
+
+
+def reference_depths(n, off, tgt, source):
+    """A level-synchronous BFS in torch: the depths the kernel must match."""
+    depth = torch.full((n,), -1, dtype=torch.int64, device="cuda")
+    depth[source] = 0
+    frontier = torch.tensor([source], device="cuda", dtype=torch.int64)
+    off64, tgt64 = off.to(torch.int64), tgt.to(torch.int64)
+    level = 0
+    while frontier.numel() > 0:
+        starts, ends = off64[frontier], off64[frontier + 1]
+        deg = ends - starts
+        rep = torch.repeat_interleave(torch.arange(frontier.numel(), device="cuda"), deg)
+        pos = torch.arange(rep.numel(), device="cuda") - torch.repeat_interleave(torch.cumsum(deg, 0) - deg, deg)
+        nbrs = tgt64[starts[rep] + pos]
+        nbrs = torch.unique(nbrs[depth[nbrs] < 0])
+        level += 1
+        depth[nbrs] = level
+        frontier = nbrs
+    return depth, level
+
+
+def neighbours(n, off, tgt, blocks):
+    per = (n + blocks - 1) // blocks
+    src = torch.repeat_interleave(torch.arange(n, device="cuda"), (off[1:] - off[:-1]).to(torch.int64))
+    a, b = src // per, tgt.to(torch.int64) // per
+    m = a != b
+    pairs = torch.unique(torch.cat([a[m] * blocks + b[m], b[m] * blocks + a[m]])).tolist()
+    nb = [[] for _ in range(blocks)]
+    for x in pairs:
+        nb[x // blocks].append(x % blocks)
+    if max((len(l) for l in nb), default=0) > MAXNB:
+        return None, per
+    nbl = [NONE] * (blocks * MAXNB)
+    back = [NONE] * (blocks * MAXNB)
+    for p, l in enumerate(nb):
+        for k, q in enumerate(l):
+            nbl[p * MAXNB + k] = q
+            back[p * MAXNB + k] = nb[q].index(p)
+    return (nbl, back), per
+
+
+def u32_tensor(values):
+    return torch.tensor([x - (1 << 32) if x >= (1 << 31) else x for x in values], dtype=torch.int32, device="cuda")
+
+
+def run_graph(name, n, off, tgt, reference, source, f, configs, repeats):
+    ref, levels = reference
+    off64, tgt64 = off.to(torch.int64), tgt.to(torch.int64)
+    rows = []
+    for blocks, width in configs:
+        (lists, per) = neighbours(n, off, tgt, blocks)
+        if per > BITMAP_VERTICES:
+            say(f"{name}: {blocks} blocks own {per} vertices each, more than the bitmap's {BITMAP_VERTICES}, skipped")
+            continue
+        if lists is None:
+            say(f"{name}: {blocks} blocks: a block has more than {MAXNB} neighbours, skipped")
+            continue
+        nbl, back = u32_tensor(lists[0]), u32_tensor(lists[1])
+        max_levels = levels + 2 * blocks + 16
+        depth = torch.empty(n, dtype=torch.int32, device="cuda")
+        parent = torch.empty(n, dtype=torch.int32, device="cuda")
+        words = torch.zeros(blocks * MAXNB * 2, dtype=torch.int64, device="cuda")
+        chan = torch.zeros(blocks * MAXNB * 2 * CHAN * 4, dtype=torch.int32, device="cuda")
+        lw = torch.zeros(max_levels, dtype=torch.int64, device="cuda")
+        status = torch.zeros(2, dtype=torch.int32, device="cuda")
+        args = Args(off.data_ptr(), tgt.data_ptr(), depth.data_ptr(), parent.data_ptr(), nbl.data_ptr(),
+                    back.data_ptr(), words.data_ptr(), chan.data_ptr(), lw.data_ptr(), status.data_ptr(), 0,
+                    n, per, source, max_levels)
+        params = (ctypes.c_void_p * 1)(ctypes.addressof(args))
+        occ = ctypes.c_int()
+        check(cuda.cuOccupancyMaxActiveBlocksPerMultiprocessor(ctypes.byref(occ), f, width, 0), "occupancy")
+        times = []
+        ok = True
+        for rep in range(repeats + 1):
+            depth.fill_(-1)
+            parent.fill_(-1)
+            words.zero_()
+            lw.zero_()
+            status.zero_()
+            torch.cuda.synchronize()
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            r = cuda.cuLaunchCooperativeKernel(f, blocks, 1, 1, width, 1, 1, 0, None, params)
+            e.record()
+            torch.cuda.synchronize()
+            if r != 0:
+                say(f"{name}: {blocks}x{width}: launch error {r} (occupancy {occ.value} a SM)")
+                ok = False
+                break
+            st = status.tolist()
+            d = depth.to(torch.int64)
+            d[d == 0xFFFFFFFF - (1 << 32)] = -1
+            good = st[0] == 0 and st[1] == levels and torch.equal(d, ref)
+            if good:
+                pa = parent.to(torch.int64)
+                reached = (ref > 0).nonzero().squeeze(1)
+                pv = pa[reached]
+                # The parent is one level up and has an edge to the vertex.
+                good = bool((pv >= 0).all()) and bool((ref[pv] == ref[reached] - 1).all())
+                if good:
+                    lo, hi = off64[pv], off64[pv + 1]
+                    maxdeg = int((hi - lo).max())
+                    found = torch.zeros_like(reached, dtype=torch.bool)
+                    for j in range(maxdeg):
+                        idx = torch.clamp(lo + j, max=tgt64.numel() - 1)
+                        found |= (lo + j < hi) & (tgt64[idx] == reached)
+                    good = bool(found.all())
+            if not good:
+                say(f"{name}: {blocks}x{width}: WRONG (status {st}, levels {levels})")
+                ok = False
+                break
+            if rep > 0:
+                times.append(s.elapsed_time(e) * 1000.0)
+        if ok and times:
+            med = statistics.median(times)
+            row = dict(graph=name, blocks=blocks, width=width, levels=levels, median_us=med,
+                       min_us=min(times), max_us=max(times), us_per_level=med / levels,
+                       occupancy=occ.value)
+            rows.append(row)
+            say(f"{name}: {blocks} blocks x {width}: {med/1000:.3f} ms ({min(times)/1000:.3f}-{max(times)/1000:.3f}), "
+                f"{levels} levels, {med/levels:.2f} us/level, checked")
+    return rows
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    src = open(os.path.join(here, "..", "..", "shaders", "cuda", "experiments", "owner_sync.cu"), "rb").read()
+    variants = {}
+    for extra in [[], [b"-DROUND=2u"]]:
+        key = "round2" if extra else "base"
+        variants[key] = compile_kernel(src, [b"--gpu-architecture=compute_90"] + extra)
+    rows = []
+    graphs = [("grid 3000x3000", lambda: grid(3000, 3000)), ("grid 1000x1000", lambda: grid(1000, 1000)),
+              ("chain 200000", lambda: chain(200000))]
+    if mtx:
+        graphs.append(("luxembourg_osm", lambda: road(mtx)))
+    for name, make in graphs:
+        n, off, tgt, reference = make()
+        torch.cuda.synchronize()
+        for key, f in variants.items():
+            configs = [(132, 64), (132, 128), (100, 64), (70, 64), (70, 128)] if key == "base" else [(132, 64)]
+            if name.startswith("chain"):
+                configs = [(2, 64), (8, 64), (132, 64)] if key == "base" else []
+            if name.startswith("lux"):
+                configs = [(16, 64), (32, 64), (64, 64), (132, 64)] if key == "base" else []
+            if not configs:
+                continue
+            for row in run_graph(name, n, off, tgt, reference, 0, f, configs, 5):
+                row["variant"] = key
+                rows.append(row)
+        del off, tgt, reference
+    props = torch.cuda.get_device_properties(0)
+    rows.insert(0, dict(device=props.name, uuid=str(getattr(props, "uuid", "")),
+                        date=time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())))
+    json.dump(rows, open(os.path.join(out_dir, "owner.json"), "w"), indent=1)
+
+
+main()

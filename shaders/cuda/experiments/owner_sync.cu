@@ -1,0 +1,294 @@
+// An experiment, loaded by no crate (benches/owner_sync/ runs it): BFS levels where every block owns a range of
+// vertices and waits, between levels, only for the blocks whose ranges share
+// an edge with its own, never for the whole grid.
+//
+// Block p owns [p * per, (p + 1) * per). Only the owner claims its vertices
+// (a bitmap in shared memory), so depth claims never cross blocks. A block
+// expanding level L claims its own targets at L + 1 at once and sends every
+// other target (with its parent and row) to the owner's channel for parity
+// (L + 1) & 1, then publishes, per neighbour, a word `(L + 1) << 32 | count`.
+// The owner waits for the words of level L + 1 from all its neighbours, claims
+// what they sent, and so knows its whole frontier of level L + 1: every
+// vertex of depth L + 1 has a parent of depth L in its own range or a
+// neighbour's. Neighbours are never more than one level apart, so two
+// parities of channel suffice.
+//
+// Each block adds `1 << 40 | frontier` to its level's word; the first level
+// whose word shows every block and no vertex ends the search, and a block that
+// sees it publishes STOP to its neighbours so none waits on it.
+
+#ifndef EMU
+typedef unsigned int u32;
+typedef unsigned long long u64;
+#define EXTERN extern "C"
+__device__ __forceinline__ u64 ld_relaxed_u64(const u64* p) {
+    u64 v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ void st_relaxed_u64(u64* p, u64 v) {
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" : : "l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ void st_release_u64(u64* p, u64 v) {
+    asm volatile("st.release.gpu.global.u64 [%0], %1;" : : "l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ void fence_acq_rel() { asm volatile("fence.acq_rel.gpu;" : : : "memory"); }
+__device__ __forceinline__ void red_add_u64(u64* p, u64 v) {
+    asm volatile("red.relaxed.gpu.global.add.u64 [%0], %1;" : : "l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ void prefetch_l1(const void* p) {
+    asm volatile("prefetch.global.L1 [%0];" : : "l"(p));
+}
+struct __align__(16) Entry {
+    u32 v, parent, start, degree;
+};
+__device__ __forceinline__ Entry ld_entry(const Entry* p) {
+    Entry e;
+    asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(e.v), "=r"(e.parent), "=r"(e.start), "=r"(e.degree)
+                 : "l"(p)
+                 : "memory");
+    return e;
+}
+#define PAUSE() __nanosleep(20)
+#else
+#define EXTERN
+inline u64 ld_relaxed_u64(const u64* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+inline void st_relaxed_u64(u64* p, u64 v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+inline void st_release_u64(u64* p, u64 v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+inline void fence_acq_rel() { __atomic_thread_fence(__ATOMIC_ACQ_REL); }
+inline void red_add_u64(u64* p, u64 v) { __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
+struct Entry {
+    u32 v, parent, start, degree;
+};
+inline Entry ld_entry(const Entry* p) { return *p; }
+#define PAUSE() sched_yield()
+#endif
+
+#define MAXNB 8u
+#ifndef LIST
+#define LIST 1024u
+#endif
+#ifndef CHAN
+#define CHAN 512u
+#endif
+#ifndef BITMAP_WORDS
+#define BITMAP_WORDS 4096u
+#endif
+#ifndef ROUND
+#define ROUND 4u
+#endif
+#define NONE 0xffffffffu
+#define STOP 0xffffffffull
+#define ARRIVAL (1ull << 40)
+#define FOUND_MASK (ARRIVAL - 1)
+
+// Status bits.
+#define OVERFLOW_LIST 1u
+#define OVERFLOW_CHAN 2u
+#define NOT_A_NEIGHBOUR 4u
+#define TOO_MANY_LEVELS 8u
+#define RANGE_TOO_WIDE 16u
+
+struct OwnerArgs {
+    const u32* offsets;
+    const u32* targets;
+    u32* depth;
+    u32* parent;
+    const u32* nb;       // [blocks * MAXNB], NONE past the last neighbour
+    const u32* nb_back;  // [blocks * MAXNB]: this block's index in that neighbour's list
+    u64* chan_word;      // [blocks * MAXNB * 2]: incoming words, by sender index and parity
+    Entry* chan;         // [blocks * MAXNB * 2 * CHAN]
+    u64* level_word;     // [max_levels]
+    u32* status;         // [0] status bits, [1] levels of the search
+    u64* spare;
+    u32 n, per, source, max_levels;
+};
+
+EXTERN __global__ void __launch_bounds__(1024) owner_bfs(OwnerArgs a) {
+    __shared__ u32 bitmap[BITMAP_WORDS];
+    __shared__ u32 list_v[2][LIST];
+    __shared__ u32 list_start[2][LIST];
+    __shared__ u32 list_deg[2][LIST];
+    __shared__ u32 count[2];
+    __shared__ u32 out_count[MAXNB];
+    __shared__ u32 in_count[MAXNB];
+    __shared__ u32 nbs[MAXNB];
+    __shared__ u32 backs[MAXNB];
+    __shared__ u32 stop_level;
+    __shared__ u32 status;
+    const u32 t = threadIdx.x, width = blockDim.x, p = blockIdx.x;
+    const u32 base = p * a.per;
+    const u32 end = base + a.per < a.n ? base + a.per : a.n;
+    if (a.per > BITMAP_WORDS * 32) {
+        if (t == 0) atomicOr(&a.status[0], RANGE_TOO_WIDE);
+        return;
+    }
+    for (u32 i = t; i < BITMAP_WORDS; i += width) bitmap[i] = 0;
+    if (t < MAXNB) {
+        nbs[t] = a.nb[p * MAXNB + t];
+        backs[t] = a.nb_back[p * MAXNB + t];
+        out_count[t] = 0;
+        in_count[t] = 0;
+    }
+    if (t < 2) count[t] = 0;
+    if (t == 0) {
+        stop_level = NONE;
+        status = 0;
+    }
+    __syncthreads();
+    u32 nnb = 0;
+    while (nnb < MAXNB && nbs[nnb] != NONE) ++nnb;
+    if (t == 0 && a.source >= base && a.source < end) {
+        const u32 b = a.source - base;
+        bitmap[b >> 5] |= 1u << (b & 31);
+        a.depth[a.source] = 0;
+        a.parent[a.source] = a.source;
+        list_v[0][0] = a.source;
+        list_start[0][0] = a.offsets[a.source];
+        list_deg[0][0] = a.offsets[a.source + 1] - list_start[0][0];
+        count[0] = 1;
+    }
+    __syncthreads();
+    u32 checked = 0;  // (warp 1, lane 0) the first level not known to be nonempty
+    for (u32 level = 0;; ++level) {
+        const u32 cur = level & 1, nxt = cur ^ 1;
+        const u32 len = count[cur] < LIST ? count[cur] : LIST;
+        const u32 next_depth = level + 1;
+        if (t == 0) red_add_u64(&a.level_word[level], ARRIVAL | len);
+        // Expand: own targets claimed here, the rest sent to their owners.
+        for (u32 i = t; i < len; i += width) {
+            const u32 u = list_v[cur][i], s = list_start[cur][i], d = list_deg[cur][i];
+            for (u32 e0 = 0; e0 < d; e0 += ROUND) {
+                u32 v[ROUND], r0[ROUND], r1[ROUND];
+#pragma unroll
+                for (u32 j = 0; j < ROUND; ++j) v[j] = e0 + j < d ? a.targets[s + e0 + j] : NONE;
+#pragma unroll
+                for (u32 j = 0; j < ROUND; ++j) {
+                    r0[j] = r1[j] = 0;
+                    if (v[j] != NONE) {
+                        r0[j] = a.offsets[v[j]];
+                        r1[j] = a.offsets[v[j] + 1];
+                    }
+                }
+#pragma unroll
+                for (u32 j = 0; j < ROUND; ++j) {
+                    if (v[j] == NONE) continue;
+                    if (v[j] >= base && v[j] < end) {
+                        const u32 b = v[j] - base, bit = 1u << (b & 31);
+                        if (atomicOr(&bitmap[b >> 5], bit) & bit) continue;
+                        a.depth[v[j]] = next_depth;
+                        a.parent[v[j]] = u;
+                        const u32 at = atomicAdd(&count[nxt], 1u);
+                        if (at < LIST) {
+                            list_v[nxt][at] = v[j];
+                            list_start[nxt][at] = r0[j];
+                            list_deg[nxt][at] = r1[j] - r0[j];
+#ifndef EMU
+                            if (r1[j] > r0[j]) prefetch_l1(a.targets + r0[j]);
+#endif
+                        } else {
+                            atomicOr(&status, OVERFLOW_LIST);
+                        }
+                    } else {
+                        const u32 q = v[j] / a.per;
+                        u32 k = 0;
+                        while (k < nnb && nbs[k] != q) ++k;
+                        if (k == nnb) {
+                            atomicOr(&status, NOT_A_NEIGHBOUR);
+                            continue;
+                        }
+                        const u32 at = atomicAdd(&out_count[k], 1u);
+                        if (at < CHAN) {
+                            Entry* slot = a.chan + ((u64)(q * MAXNB + backs[k]) * 2 + (next_depth & 1)) * CHAN + at;
+                            *slot = Entry{v[j], u, r0[j], r1[j] - r0[j]};
+                        } else {
+                            atomicOr(&status, OVERFLOW_CHAN);
+                        }
+                    }
+                }
+            }
+        }
+        // Every claim, append and sent entry of this block's level is in.
+        __syncthreads();
+        if (t < nnb) {
+            u64* word = a.chan_word + (u64)(nbs[t] * MAXNB + backs[t]) * 2 + (next_depth & 1);
+            const u32 c = out_count[t] < CHAN ? out_count[t] : CHAN;
+            // Only a word with entries behind it needs them ordered before it.
+            if (c != 0)
+                st_release_u64(word, (u64)next_depth << 32 | c);
+            else
+                st_relaxed_u64(word, (u64)next_depth << 32);
+        }
+        if (t < 32) {
+            // Warp 0 waits for the neighbours' words of the next level.
+            const u64* word = a.chan_word + (u64)(p * MAXNB + t) * 2 + (next_depth & 1);
+            bool seen = t >= nnb;
+            u64 w = 0;
+            for (;;) {
+                if (!seen) {
+                    w = ld_relaxed_u64(word);
+                    seen = (w >> 32) == next_depth || (w >> 32) == STOP;
+                }
+                if (__ballot_sync(0xffffffffu, seen) == 0xffffffffu) break;
+                PAUSE();
+            }
+            fence_acq_rel();
+            if (t < nnb) in_count[t] = (w >> 32) == STOP ? 0 : (u32)w;
+        } else if (t == 32) {
+            // Warp 1 looks for the level that ended the search.
+            while (checked <= level) {
+                const u64 w = ld_relaxed_u64(&a.level_word[checked]);
+                if ((w >> 40) < gridDim.x) break;
+                if ((w & FOUND_MASK) == 0) {
+                    stop_level = checked;
+                    break;
+                }
+                ++checked;
+            }
+            if (next_depth + 1 >= a.max_levels && stop_level == NONE) {
+                atomicOr(&status, TOO_MANY_LEVELS);
+                stop_level = next_depth;
+            }
+        }
+        __syncthreads();
+        if (stop_level != NONE) {
+            if (t < nnb) {
+                u64* word = a.chan_word + (u64)(nbs[t] * MAXNB + backs[t]) * 2;
+                st_relaxed_u64(word, STOP << 32);
+                st_relaxed_u64(word + 1, STOP << 32);
+            }
+            if (t == 0) {
+                if (status != 0) atomicOr(&a.status[0], status);
+                if (p == 0) a.status[1] = stop_level;
+            }
+            return;
+        }
+        // Claim what the neighbours sent.
+        u32 total = 0;
+        for (u32 k = 0; k < nnb; ++k) total += in_count[k];
+        for (u32 i = t; i < total; i += width) {
+            u32 k = 0, at = i;
+            while (at >= in_count[k]) at -= in_count[k++];
+            const Entry e = ld_entry(a.chan + ((u64)(p * MAXNB + k) * 2 + (next_depth & 1)) * CHAN + at);
+            const u32 b = e.v - base, bit = 1u << (b & 31);
+            if (atomicOr(&bitmap[b >> 5], bit) & bit) continue;
+            a.depth[e.v] = next_depth;
+            a.parent[e.v] = e.parent;
+            const u32 slot = atomicAdd(&count[nxt], 1u);
+            if (slot < LIST) {
+                list_v[nxt][slot] = e.v;
+                list_start[nxt][slot] = e.start;
+                list_deg[nxt][slot] = e.degree;
+#ifndef EMU
+                if (e.degree != 0) prefetch_l1(a.targets + e.start);
+#endif
+            } else {
+                atomicOr(&status, OVERFLOW_LIST);
+            }
+        }
+        if (t < MAXNB) out_count[t] = 0;
+        if (t == 0) count[cur] = 0;
+        __syncthreads();
+    }
+}
