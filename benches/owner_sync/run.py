@@ -235,8 +235,9 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     src = open(os.path.join(here, "..", "..", "shaders", "cuda", "experiments", "owner_sync.cu"), "rb").read()
     variants = {}
-    for extra in [[], [b"-DROUND=2u"]]:
-        key = "round2" if extra else "base"
+    # Polls 20 ns apart, and polls back to back.
+    for extra in [[], [b"-DPAUSE_NS=0"]]:
+        key = "spin" if extra else "base"
         variants[key] = compile_kernel(src, [b"--gpu-architecture=compute_90"] + extra)
     rows = []
     graphs = [("grid 3000x3000", lambda: grid(3000, 3000)), ("grid 1000x1000", lambda: grid(1000, 1000)),

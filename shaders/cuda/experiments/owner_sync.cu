@@ -50,7 +50,14 @@ __device__ __forceinline__ Entry ld_entry(const Entry* p) {
                  : "memory");
     return e;
 }
-#define PAUSE() __nanosleep(20)
+// Nanoseconds a polling warp sleeps between polls (0: it spins).
+#ifndef PAUSE_NS
+#define PAUSE_NS 20
+#endif
+#define PAUSE()                             \
+    do {                                    \
+        if (PAUSE_NS != 0) __nanosleep(PAUSE_NS); \
+    } while (0)
 #else
 #define EXTERN
 inline u64 ld_relaxed_u64(const u64* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
