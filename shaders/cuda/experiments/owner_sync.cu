@@ -23,21 +23,21 @@ typedef unsigned long long u64;
 #define EXTERN extern "C"
 __device__ __forceinline__ u64 ld_relaxed_u64(const u64* p) {
     u64 v;
-    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(__cvta_generic_to_global(p)) : "memory");
     return v;
 }
 __device__ __forceinline__ void st_relaxed_u64(u64* p, u64 v) {
-    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" : : "l"(p), "l"(v) : "memory");
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" : : "l"(__cvta_generic_to_global(p)), "l"(v) : "memory");
 }
 __device__ __forceinline__ void st_release_u64(u64* p, u64 v) {
-    asm volatile("st.release.gpu.global.u64 [%0], %1;" : : "l"(p), "l"(v) : "memory");
+    asm volatile("st.release.gpu.global.u64 [%0], %1;" : : "l"(__cvta_generic_to_global(p)), "l"(v) : "memory");
 }
 __device__ __forceinline__ void fence_acq_rel() { asm volatile("fence.acq_rel.gpu;" : : : "memory"); }
 __device__ __forceinline__ void red_add_u64(u64* p, u64 v) {
-    asm volatile("red.relaxed.gpu.global.add.u64 [%0], %1;" : : "l"(p), "l"(v) : "memory");
+    asm volatile("red.relaxed.gpu.global.add.u64 [%0], %1;" : : "l"(__cvta_generic_to_global(p)), "l"(v) : "memory");
 }
 __device__ __forceinline__ void prefetch_l1(const void* p) {
-    asm volatile("prefetch.global.L1 [%0];" : : "l"(p));
+    asm volatile("prefetch.global.L1 [%0];" : : "l"(__cvta_generic_to_global(p)));
 }
 struct __align__(16) Entry {
     u32 v, parent, start, degree;
@@ -46,7 +46,7 @@ __device__ __forceinline__ Entry ld_entry(const Entry* p) {
     Entry e;
     asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];"
                  : "=r"(e.v), "=r"(e.parent), "=r"(e.start), "=r"(e.degree)
-                 : "l"(p)
+                 : "l"(__cvta_generic_to_global(p))
                  : "memory");
     return e;
 }
