@@ -3,26 +3,22 @@ shaders/cuda/experiments/owner_sync.cu, run
 it on grids, a chain and the road network, check every search, time it with
 device events. Usage: run.py OUT_DIR [MTX_GZ]"""
 import ctypes, glob, gzip, json, os, statistics, sys, time
-from collections import deque
 
 import torch
 
-out_dir = sys.argv[1]
-mtx = sys.argv[2] if len(sys.argv) > 2 else None
-torch.zeros(1, device="cuda")
-cuda = ctypes.CDLL("libcuda.so.1")
-nvrtc = ctypes.CDLL(sorted(glob.glob("/usr/local/cuda/lib64/libnvrtc.so*"))[0])
-MAXNB, CHAN = 8, 512
+DEV = "cuda"
+MAXNB, CHAN = 16, 512
 BITMAP_VERTICES = 4096 * 32
 NONE = 0xFFFFFFFF
-log = open(os.path.join(out_dir, "owner.log"), "w")
+cuda = nvrtc = log = None
 
 
 def say(*a):
     s = " ".join(str(x) for x in a)
     print(s, flush=True)
-    log.write(s + "\n")
-    log.flush()
+    if log:
+        log.write(s + "\n")
+        log.flush()
 
 
 def check(r, what):
@@ -63,7 +59,7 @@ def csr_from_edges(n, src, dst):
     order = torch.argsort(src * n + dst)
     src, dst = src[order], dst[order]
     counts = torch.bincount(src, minlength=n)
-    off = torch.zeros(n + 1, dtype=torch.int64, device="cuda")
+    off = torch.zeros(n + 1, dtype=torch.int64, device=DEV)
     off[1:] = torch.cumsum(counts, 0)
     return off.to(torch.int32), dst.to(torch.int32)
 
@@ -71,7 +67,7 @@ def csr_from_edges(n, src, dst):
 def grid(rows, cols):
     """A rows x cols grid, row by row, and its depths from vertex 0 (r + c)."""
     n = rows * cols
-    v = torch.arange(n, device="cuda", dtype=torch.int64)
+    v = torch.arange(n, device=DEV, dtype=torch.int64)
     r, c = v // cols, v % cols
     parts = [(v[c < cols - 1], v[c < cols - 1] + 1), (v[c > 0], v[c > 0] - 1),
              (v[r < rows - 1], v[r < rows - 1] + cols), (v[r > 0], v[r > 0] - cols)]
@@ -81,9 +77,9 @@ def grid(rows, cols):
 
 def chain(n):
     """A path of n vertices and its depths from vertex 0."""
-    v = torch.arange(n - 1, device="cuda", dtype=torch.int64)
+    v = torch.arange(n - 1, device=DEV, dtype=torch.int64)
     off, tgt = csr_from_edges(n, torch.cat([v, v + 1]), torch.cat([v + 1, v]))
-    return n, off, tgt, (torch.arange(n, device="cuda", dtype=torch.int64), n)
+    return n, off, tgt, (torch.arange(n, device=DEV, dtype=torch.int64), n)
 
 
 def road(path):
@@ -101,25 +97,34 @@ def road(path):
             u, w = int(a[0]) - 1, int(a[1]) - 1
             src += [u, w]
             dst += [w, u]
-    s = torch.tensor(src, device="cuda", dtype=torch.int64)
-    d = torch.tensor(dst, device="cuda", dtype=torch.int64)
+    s = torch.tensor(src, device=DEV, dtype=torch.int64)
+    d = torch.tensor(dst, device=DEV, dtype=torch.int64)
     keep = s != d
-    off, tgt = csr_from_edges(n, s[keep], d[keep])
+    s, d = s[keep], d[keep]
+    # Renumbered in BFS order from vertex 0 (which stays 0), so that ranges of
+    # ids are pieces of the road network with few neighbouring pieces: as
+    # given, some of 16 ranges border more than MAXNB others.
+    off, tgt = csr_from_edges(n, s, d)
+    depth, _ = reference_depths(n, off, tgt, 0)
+    key = torch.where(depth < 0, torch.full_like(depth, n), depth) * n + torch.arange(n, device=DEV)
+    new_id = torch.empty(n, dtype=torch.int64, device=DEV)
+    new_id[torch.argsort(key)] = torch.arange(n, device=DEV)
+    off, tgt = csr_from_edges(n, new_id[s], new_id[d])
     return n, off, tgt, reference_depths(n, off, tgt, 0)
 
 
 def reference_depths(n, off, tgt, source):
     """A level-synchronous BFS in torch: the depths the kernel must match."""
-    depth = torch.full((n,), -1, dtype=torch.int64, device="cuda")
+    depth = torch.full((n,), -1, dtype=torch.int64, device=DEV)
     depth[source] = 0
-    frontier = torch.tensor([source], device="cuda", dtype=torch.int64)
+    frontier = torch.tensor([source], device=DEV, dtype=torch.int64)
     off64, tgt64 = off.to(torch.int64), tgt.to(torch.int64)
     level = 0
     while frontier.numel() > 0:
         starts, ends = off64[frontier], off64[frontier + 1]
         deg = ends - starts
-        rep = torch.repeat_interleave(torch.arange(frontier.numel(), device="cuda"), deg)
-        pos = torch.arange(rep.numel(), device="cuda") - torch.repeat_interleave(torch.cumsum(deg, 0) - deg, deg)
+        rep = torch.repeat_interleave(torch.arange(frontier.numel(), device=DEV), deg)
+        pos = torch.arange(rep.numel(), device=DEV) - torch.repeat_interleave(torch.cumsum(deg, 0) - deg, deg)
         nbrs = tgt64[starts[rep] + pos]
         nbrs = torch.unique(nbrs[depth[nbrs] < 0])
         level += 1
@@ -130,7 +135,7 @@ def reference_depths(n, off, tgt, source):
 
 def neighbours(n, off, tgt, blocks):
     per = (n + blocks - 1) // blocks
-    src = torch.repeat_interleave(torch.arange(n, device="cuda"), (off[1:] - off[:-1]).to(torch.int64))
+    src = torch.repeat_interleave(torch.arange(n, device=DEV), (off[1:] - off[:-1]).to(torch.int64))
     a, b = src // per, tgt.to(torch.int64) // per
     m = a != b
     pairs = torch.unique(torch.cat([a[m] * blocks + b[m], b[m] * blocks + a[m]])).tolist()
@@ -149,7 +154,24 @@ def neighbours(n, off, tgt, blocks):
 
 
 def u32_tensor(values):
-    return torch.tensor([x - (1 << 32) if x >= (1 << 31) else x for x in values], dtype=torch.int32, device="cuda")
+    return torch.tensor([x - (1 << 32) if x >= (1 << 31) else x for x in values], dtype=torch.int32, device=DEV)
+
+
+def occupancy(f, width):
+    occ = ctypes.c_int()
+    check(cuda.cuOccupancyMaxActiveBlocksPerMultiprocessor(ctypes.byref(occ), f, width, 0), "occupancy")
+    return occ.value
+
+
+def launch(f, blocks, width, params):
+    """One cooperative launch timed with device events: (result, microseconds)."""
+    torch.cuda.synchronize()
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    s.record()
+    r = cuda.cuLaunchCooperativeKernel(f, blocks, 1, 1, width, 1, 1, 0, None, params)
+    e.record()
+    torch.cuda.synchronize()
+    return r, s.elapsed_time(e) * 1000.0
 
 
 def run_graph(name, n, off, tgt, reference, source, f, configs, repeats):
@@ -166,18 +188,17 @@ def run_graph(name, n, off, tgt, reference, source, f, configs, repeats):
             continue
         nbl, back = u32_tensor(lists[0]), u32_tensor(lists[1])
         max_levels = levels + 2 * blocks + 16
-        depth = torch.empty(n, dtype=torch.int32, device="cuda")
-        parent = torch.empty(n, dtype=torch.int32, device="cuda")
-        words = torch.zeros(blocks * MAXNB * 2, dtype=torch.int64, device="cuda")
-        chan = torch.zeros(blocks * MAXNB * 2 * CHAN * 4, dtype=torch.int32, device="cuda")
-        lw = torch.zeros(max_levels, dtype=torch.int64, device="cuda")
-        status = torch.zeros(2, dtype=torch.int32, device="cuda")
+        depth = torch.empty(n, dtype=torch.int32, device=DEV)
+        parent = torch.empty(n, dtype=torch.int32, device=DEV)
+        words = torch.zeros(blocks * MAXNB * 2, dtype=torch.int64, device=DEV)
+        chan = torch.zeros(blocks * MAXNB * 2 * CHAN * 4, dtype=torch.int32, device=DEV)
+        lw = torch.zeros(max_levels, dtype=torch.int64, device=DEV)
+        status = torch.zeros(2, dtype=torch.int32, device=DEV)
         args = Args(off.data_ptr(), tgt.data_ptr(), depth.data_ptr(), parent.data_ptr(), nbl.data_ptr(),
                     back.data_ptr(), words.data_ptr(), chan.data_ptr(), lw.data_ptr(), status.data_ptr(), 0,
                     n, per, source, max_levels)
         params = (ctypes.c_void_p * 1)(ctypes.addressof(args))
-        occ = ctypes.c_int()
-        check(cuda.cuOccupancyMaxActiveBlocksPerMultiprocessor(ctypes.byref(occ), f, width, 0), "occupancy")
+        occ = occupancy(f, width)
         times = []
         ok = True
         for rep in range(repeats + 1):
@@ -186,19 +207,13 @@ def run_graph(name, n, off, tgt, reference, source, f, configs, repeats):
             words.zero_()
             lw.zero_()
             status.zero_()
-            torch.cuda.synchronize()
-            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            s.record()
-            r = cuda.cuLaunchCooperativeKernel(f, blocks, 1, 1, width, 1, 1, 0, None, params)
-            e.record()
-            torch.cuda.synchronize()
+            r, us = launch(f, blocks, width, params)
             if r != 0:
-                say(f"{name}: {blocks}x{width}: launch error {r} (occupancy {occ.value} a SM)")
+                say(f"{name}: {blocks}x{width}: launch error {r} (occupancy {occ} a SM)")
                 ok = False
                 break
             st = status.tolist()
             d = depth.to(torch.int64)
-            d[d == 0xFFFFFFFF - (1 << 32)] = -1
             good = st[0] == 0 and st[1] == levels and torch.equal(d, ref)
             if good:
                 pa = parent.to(torch.int64)
@@ -219,19 +234,24 @@ def run_graph(name, n, off, tgt, reference, source, f, configs, repeats):
                 ok = False
                 break
             if rep > 0:
-                times.append(s.elapsed_time(e) * 1000.0)
+                times.append(us)
         if ok and times:
             med = statistics.median(times)
             row = dict(graph=name, blocks=blocks, width=width, levels=levels, median_us=med,
                        min_us=min(times), max_us=max(times), us_per_level=med / levels,
-                       occupancy=occ.value)
+                       occupancy=occ)
             rows.append(row)
             say(f"{name}: {blocks} blocks x {width}: {med/1000:.3f} ms ({min(times)/1000:.3f}-{max(times)/1000:.3f}), "
                 f"{levels} levels, {med/levels:.2f} us/level, checked")
     return rows
 
 
-def main():
+def main(out_dir, mtx):
+    global cuda, nvrtc, log
+    torch.zeros(1, device=DEV)
+    cuda = ctypes.CDLL("libcuda.so.1")
+    nvrtc = ctypes.CDLL(sorted(glob.glob("/usr/local/cuda/lib64/libnvrtc.so*"))[0])
+    log = open(os.path.join(out_dir, "owner.log"), "w")
     here = os.path.dirname(os.path.abspath(__file__))
     src = open(os.path.join(here, "..", "..", "shaders", "cuda", "experiments", "owner_sync.cu"), "rb").read()
     variants = {}
@@ -265,4 +285,5 @@ def main():
     json.dump(rows, open(os.path.join(out_dir, "owner.json"), "w"), indent=1)
 
 
-main()
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None)

@@ -72,7 +72,7 @@ inline Entry ld_entry(const Entry* p) { return *p; }
 #define PAUSE() sched_yield()
 #endif
 
-#define MAXNB 8u
+#define MAXNB 16u
 #ifndef LIST
 #define LIST 1024u
 #endif
