@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Whole searches of the owner-computes kernel on vyre's CPU emulator, checked
-# against a serial BFS (depths, parents, level count). About a minute.
+# against a serial BFS (depths, parents, level count): as it is, and with
+# entries read beside the neighbours' words (SPECULATE). About a minute.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-bin="$(mktemp -d)/owner_sync_check"
-g++ -O1 -std=c++20 -pthread -I"$root/crates/vyre-cuda/emu" -I"$root/shaders/cuda/experiments" \
-    -o "$bin" "$root/benches/owner_sync/check.cpp"
-"$bin"
+dir="$(mktemp -d)"
+for variant in "" "-DSPECULATE=4u"; do
+    echo "== owner_sync ${variant:-as it is}"
+    g++ -O1 -std=c++20 -pthread $variant -I"$root/crates/vyre-cuda/emu" \
+        -I"$root/shaders/cuda/experiments" -o "$dir/check" "$root/benches/owner_sync/check.cpp"
+    "$dir/check"
+done

@@ -255,9 +255,10 @@ def main(out_dir, mtx):
     here = os.path.dirname(os.path.abspath(__file__))
     src = open(os.path.join(here, "..", "..", "shaders", "cuda", "experiments", "owner_sync.cu"), "rb").read()
     variants = {}
-    # Polls 20 ns apart, and polls back to back.
-    for extra in [[], [b"-DPAUSE_NS=0"]]:
-        key = "spin" if extra else "base"
+    # Polls 20 ns apart or back to back; a neighbour's entries read after
+    # its word, or (up to 4) beside it.
+    for key, extra in [("base", []), ("spin", [b"-DPAUSE_NS=0"]), ("early", [b"-DSPECULATE=4u"]),
+                       ("early+spin", [b"-DSPECULATE=4u", b"-DPAUSE_NS=0"])]:
         variants[key] = compile_kernel(src, [b"--gpu-architecture=compute_90"] + extra)
     rows = []
     graphs = [("grid 3000x3000", lambda: grid(3000, 3000)), ("grid 1000x1000", lambda: grid(1000, 1000)),
@@ -270,13 +271,13 @@ def main(out_dir, mtx):
         for key, f in variants.items():
             configs = [(132, 64), (132, 128), (100, 64), (70, 64), (70, 128)] if key == "base" else [(132, 64)]
             if name.startswith("chain"):
-                configs = [(2, 64), (8, 64), (132, 64)] if key == "base" else []
+                configs = [(2, 64), (8, 64), (132, 64)] if key == "base" else [(8, 64)]
             if name.startswith("lux"):
-                configs = [(16, 64), (32, 64), (64, 64), (132, 64)] if key == "base" else []
+                configs = [(16, 64), (32, 64), (64, 64), (132, 64)] if key == "base" else [(32, 64)]
             if not configs:
                 continue
-            for row in run_graph(name, n, off, tgt, reference, 0, f, configs, 5):
-                row["variant"] = key
+            for row in run_graph(f"{name} [{key}]", n, off, tgt, reference, 0, f, configs, 5):
+                row["graph"], row["variant"] = name, key
                 rows.append(row)
         del off, tgt, reference
     props = torch.cuda.get_device_properties(0)

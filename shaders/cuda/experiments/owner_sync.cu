@@ -85,6 +85,16 @@ inline Entry ld_entry(const Entry* p) { return *p; }
 #ifndef ROUND
 #define ROUND 4u
 #endif
+// Entries a polling lane loads beside its neighbour's word (0: none). Each
+// entry then carries its level's tag in the top 16 bits of `degree`, so a
+// stale one is told apart, and a level with at most this many entries from a
+// neighbour needs no second round trip to read them. (That relies on a
+// 16-byte store being seen whole, which PTX does not promise; run.py checks
+// every search.)
+#ifndef SPECULATE
+#define SPECULATE 0u
+#endif
+#define DEGREE_MASK (SPECULATE != 0 ? 0xffffu : 0xffffffffu)
 #define NONE 0xffffffffu
 #define STOP 0xffffffffull
 #define ARRIVAL (1ull << 40)
@@ -96,6 +106,7 @@ inline Entry ld_entry(const Entry* p) { return *p; }
 #define NOT_A_NEIGHBOUR 4u
 #define TOO_MANY_LEVELS 8u
 #define RANGE_TOO_WIDE 16u
+#define DEGREE_TOO_HIGH 32u
 
 struct OwnerArgs {
     const u32* offsets;
@@ -120,6 +131,8 @@ EXTERN __global__ void __launch_bounds__(1024) owner_bfs(OwnerArgs a) {
     __shared__ u32 count[2];
     __shared__ u32 out_count[MAXNB];
     __shared__ u32 in_count[MAXNB];
+    __shared__ u32 in_ready[MAXNB];
+    __shared__ Entry staged[MAXNB][SPECULATE != 0 ? SPECULATE : 1];
     __shared__ u32 nbs[MAXNB];
     __shared__ u32 backs[MAXNB];
     __shared__ u32 stop_level;
@@ -137,6 +150,7 @@ EXTERN __global__ void __launch_bounds__(1024) owner_bfs(OwnerArgs a) {
         backs[t] = a.nb_back[p * MAXNB + t];
         out_count[t] = 0;
         in_count[t] = 0;
+        in_ready[t] = 0;
     }
     if (t < 2) count[t] = 0;
     if (t == 0) {
@@ -208,7 +222,10 @@ EXTERN __global__ void __launch_bounds__(1024) owner_bfs(OwnerArgs a) {
                         const u32 at = atomicAdd(&out_count[k], 1u);
                         if (at < CHAN) {
                             Entry* slot = a.chan + ((u64)(q * MAXNB + backs[k]) * 2 + (next_depth & 1)) * CHAN + at;
-                            *slot = Entry{v[j], u, r0[j], r1[j] - r0[j]};
+                            const u32 degree = r1[j] - r0[j];
+                            if (degree > DEGREE_MASK) atomicOr(&status, DEGREE_TOO_HIGH);
+                            const u32 tag = SPECULATE != 0 ? (next_depth & 0xffffu) << 16 : 0;
+                            *slot = Entry{v[j], u, r0[j], tag | degree};
                         } else {
                             atomicOr(&status, OVERFLOW_CHAN);
                         }
@@ -230,18 +247,40 @@ EXTERN __global__ void __launch_bounds__(1024) owner_bfs(OwnerArgs a) {
         if (t < 32) {
             // Warp 0 waits for the neighbours' words of the next level.
             const u64* word = a.chan_word + (u64)(p * MAXNB + t) * 2 + (next_depth & 1);
+#if SPECULATE != 0
+            const Entry* sent = a.chan + ((u64)(p * MAXNB + t) * 2 + (next_depth & 1)) * CHAN;
+            Entry early[SPECULATE];
+#endif
             bool seen = t >= nnb;
             u64 w = 0;
             for (;;) {
                 if (!seen) {
                     w = ld_relaxed_u64(word);
+#if SPECULATE != 0
+#pragma unroll
+                    for (u32 i = 0; i < SPECULATE; ++i) early[i] = ld_entry(sent + i);
+#endif
                     seen = (w >> 32) == next_depth || (w >> 32) == STOP;
                 }
                 if (__ballot_sync(0xffffffffu, seen) == 0xffffffffu) break;
                 PAUSE();
             }
             fence_acq_rel();
-            if (t < nnb) in_count[t] = (w >> 32) == STOP ? 0 : (u32)w;
+            if (t < nnb) {
+                const u32 c = (w >> 32) == STOP ? 0 : (u32)w;
+                in_count[t] = c;
+                bool ready = false;
+#if SPECULATE != 0
+                ready = c <= SPECULATE;
+#pragma unroll
+                for (u32 i = 0; i < SPECULATE; ++i)
+                    if (i < c) ready = ready && early[i].degree >> 16 == (next_depth & 0xffffu);
+#pragma unroll
+                for (u32 i = 0; i < SPECULATE; ++i)
+                    if (ready && i < c) staged[t][i] = early[i];
+#endif
+                in_ready[t] = ready;
+            }
         } else if (t == 32) {
             // Warp 1 looks for the level that ended the search.
             while (checked <= level) {
@@ -277,7 +316,8 @@ EXTERN __global__ void __launch_bounds__(1024) owner_bfs(OwnerArgs a) {
         for (u32 i = t; i < total; i += width) {
             u32 k = 0, at = i;
             while (at >= in_count[k]) at -= in_count[k++];
-            const Entry e = ld_entry(a.chan + ((u64)(p * MAXNB + k) * 2 + (next_depth & 1)) * CHAN + at);
+            const Entry e = in_ready[k] ? staged[k][at]
+                                        : ld_entry(a.chan + ((u64)(p * MAXNB + k) * 2 + (next_depth & 1)) * CHAN + at);
             const u32 b = e.v - base, bit = 1u << (b & 31);
             if (atomicOr(&bitmap[b >> 5], bit) & bit) continue;
             a.depth[e.v] = next_depth;
@@ -286,9 +326,9 @@ EXTERN __global__ void __launch_bounds__(1024) owner_bfs(OwnerArgs a) {
             if (slot < LIST) {
                 list_v[nxt][slot] = e.v;
                 list_start[nxt][slot] = e.start;
-                list_deg[nxt][slot] = e.degree;
+                list_deg[nxt][slot] = e.degree & DEGREE_MASK;
 #ifndef EMU
-                if (e.degree != 0) prefetch_l1(a.targets + e.start);
+                if ((e.degree & DEGREE_MASK) != 0) prefetch_l1(a.targets + e.start);
 #endif
             } else {
                 atomicOr(&status, OVERFLOW_LIST);
