@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Whole searches of the owner-computes kernel on vyre's CPU emulator, checked
 # against a serial BFS (depths, parents, level count): as it is, and with
-# entries read beside the neighbours' words (SPECULATE). About a minute.
+# entries read beside the neighbours' words (SPECULATE), and with its phases
+# timed (PROFILE). About a minute.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 dir="$(mktemp -d)"
-for variant in "" "-DSPECULATE=4u"; do
+for variant in "" "-DSPECULATE=4u" "-DPROFILE"; do
     echo "== owner_sync ${variant:-as it is}"
     g++ -O1 -std=c++20 -pthread $variant -I"$root/crates/vyre-cuda/emu" \
         -I"$root/shaders/cuda/experiments" -o "$dir/check" "$root/benches/owner_sync/check.cpp"

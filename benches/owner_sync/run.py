@@ -174,7 +174,7 @@ def launch(f, blocks, width, params):
     return r, s.elapsed_time(e) * 1000.0
 
 
-def run_graph(name, n, off, tgt, reference, source, f, configs, repeats):
+def run_graph(name, n, off, tgt, reference, source, f, configs, repeats, profile=False):
     ref, levels = reference
     off64, tgt64 = off.to(torch.int64), tgt.to(torch.int64)
     rows = []
@@ -194,9 +194,10 @@ def run_graph(name, n, off, tgt, reference, source, f, configs, repeats):
         chan = torch.zeros(blocks * MAXNB * 2 * CHAN * 4, dtype=torch.int32, device=DEV)
         lw = torch.zeros(max_levels, dtype=torch.int64, device=DEV)
         status = torch.zeros(2, dtype=torch.int32, device=DEV)
+        spare = torch.zeros(blocks * 4, dtype=torch.int64, device=DEV)
         args = Args(off.data_ptr(), tgt.data_ptr(), depth.data_ptr(), parent.data_ptr(), nbl.data_ptr(),
-                    back.data_ptr(), words.data_ptr(), chan.data_ptr(), lw.data_ptr(), status.data_ptr(), 0,
-                    n, per, source, max_levels)
+                    back.data_ptr(), words.data_ptr(), chan.data_ptr(), lw.data_ptr(), status.data_ptr(),
+                    spare.data_ptr(), n, per, source, max_levels)
         params = (ctypes.c_void_p * 1)(ctypes.addressof(args))
         occ = occupancy(f, width)
         times = []
@@ -240,6 +241,15 @@ def run_graph(name, n, off, tgt, reference, source, f, configs, repeats):
             row = dict(graph=name, blocks=blocks, width=width, levels=levels, median_us=med,
                        min_us=min(times), max_us=max(times), us_per_level=med / levels,
                        occupancy=occ)
+            if profile:
+                # Each block's cycles a level in its three phases (last search).
+                sp = spare.view(blocks, 4).to(torch.float64)
+                per_level = sp[:, :3] / sp[:, 3:4].clamp(min=1)
+                mean, top = per_level.mean(0).tolist(), per_level.max(0).values.tolist()
+                row["cycles_per_level_mean"], row["cycles_per_level_max"] = mean, top
+                say(f"{name}: {blocks}x{width}: clock cycles a level, mean (max) over blocks: expand "
+                    f"{mean[0]:.0f} ({top[0]:.0f}), publish and wait {mean[1]:.0f} ({top[1]:.0f}), "
+                    f"claim what was sent {mean[2]:.0f} ({top[2]:.0f})")
             rows.append(row)
             say(f"{name}: {blocks} blocks x {width}: {med/1000:.3f} ms ({min(times)/1000:.3f}-{max(times)/1000:.3f}), "
                 f"{levels} levels, {med/levels:.2f} us/level, checked")
@@ -258,7 +268,7 @@ def main(out_dir, mtx):
     # Polls 20 ns apart or back to back; a neighbour's entries read after
     # its word, or (up to 4) beside it.
     for key, extra in [("base", []), ("spin", [b"-DPAUSE_NS=0"]), ("early", [b"-DSPECULATE=4u"]),
-                       ("early+spin", [b"-DSPECULATE=4u", b"-DPAUSE_NS=0"])]:
+                       ("early+spin", [b"-DSPECULATE=4u", b"-DPAUSE_NS=0"]), ("profile", [b"-DPROFILE"])]:
         variants[key] = compile_kernel(src, [b"--gpu-architecture=compute_90"] + extra)
     rows = []
     graphs = [("grid 3000x3000", lambda: grid(3000, 3000)), ("grid 1000x1000", lambda: grid(1000, 1000)),
@@ -276,7 +286,8 @@ def main(out_dir, mtx):
                 configs = [(16, 64), (32, 64), (64, 64), (132, 64)] if key == "base" else [(32, 64)]
             if not configs:
                 continue
-            for row in run_graph(f"{name} [{key}]", n, off, tgt, reference, 0, f, configs, 5):
+            for row in run_graph(f"{name} [{key}]", n, off, tgt, reference, 0, f, configs, 5,
+                                 profile=key == "profile"):
                 row["graph"], row["variant"] = name, key
                 rows.append(row)
         del off, tgt, reference

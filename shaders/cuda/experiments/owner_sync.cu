@@ -70,6 +70,23 @@ struct Entry {
 };
 inline Entry ld_entry(const Entry* p) { return *p; }
 #define PAUSE() sched_yield()
+inline u64 clock64() { return (u64)std::chrono::steady_clock::now().time_since_epoch().count(); }
+#endif
+
+// With PROFILE, every block's thread 0 sums the clock cycles of its levels'
+// three phases (expanding, publishing and waiting, claiming what was sent)
+// and writes them with its level count to spare[4 * block ..].
+#ifdef PROFILE
+#define PROFILE_MARK(i)              \
+    do {                             \
+        const u64 now_ = clock64();  \
+        phase[i] += now_ - mark;     \
+        mark = now_;                 \
+    } while (0)
+#else
+#define PROFILE_MARK(i) \
+    do {                \
+    } while (0)
 #endif
 
 #define MAXNB 16u
@@ -119,7 +136,7 @@ struct OwnerArgs {
     Entry* chan;         // [blocks * MAXNB * 2 * CHAN]
     u64* level_word;     // [max_levels]
     u32* status;         // [0] status bits, [1] levels of the search
-    u64* spare;
+    u64* spare;          // [blocks * 4] with PROFILE
     u32 n, per, source, max_levels;
 };
 
@@ -172,6 +189,10 @@ EXTERN __global__ void __launch_bounds__(1024) owner_bfs(OwnerArgs a) {
     }
     __syncthreads();
     u32 checked = 0;  // (warp 1, lane 0) the first level not known to be nonempty
+#ifdef PROFILE
+    u64 phase[3] = {0, 0, 0};
+    u64 mark = clock64();
+#endif
     for (u32 level = 0;; ++level) {
         const u32 cur = level & 1, nxt = cur ^ 1;
         const u32 len = count[cur] < LIST ? count[cur] : LIST;
@@ -235,6 +256,7 @@ EXTERN __global__ void __launch_bounds__(1024) owner_bfs(OwnerArgs a) {
         }
         // Every claim, append and sent entry of this block's level is in.
         __syncthreads();
+        PROFILE_MARK(0);
         if (t < nnb) {
             u64* word = a.chan_word + (u64)(nbs[t] * MAXNB + backs[t]) * 2 + (next_depth & 1);
             const u32 c = out_count[t] < CHAN ? out_count[t] : CHAN;
@@ -298,6 +320,7 @@ EXTERN __global__ void __launch_bounds__(1024) owner_bfs(OwnerArgs a) {
             }
         }
         __syncthreads();
+        PROFILE_MARK(1);
         if (stop_level != NONE) {
             if (t < nnb) {
                 u64* word = a.chan_word + (u64)(nbs[t] * MAXNB + backs[t]) * 2;
@@ -307,6 +330,12 @@ EXTERN __global__ void __launch_bounds__(1024) owner_bfs(OwnerArgs a) {
             if (t == 0) {
                 if (status != 0) atomicOr(&a.status[0], status);
                 if (p == 0) a.status[1] = stop_level;
+#ifdef PROFILE
+                if (a.spare != nullptr) {
+                    for (u32 i = 0; i < 3; ++i) a.spare[4 * p + i] = phase[i];
+                    a.spare[4 * p + 3] = level + 1;
+                }
+#endif
             }
             return;
         }
@@ -337,5 +366,6 @@ EXTERN __global__ void __launch_bounds__(1024) owner_bfs(OwnerArgs a) {
         if (t < MAXNB) out_count[t] = 0;
         if (t == 0) count[cur] = 0;
         __syncthreads();
+        PROFILE_MARK(2);
     }
 }
