@@ -1,6 +1,7 @@
-// An experiment, loaded by no crate (benches/owner_sync/ runs it): BFS levels where every block owns a range of
-// vertices and waits, between levels, only for the blocks whose ranges share
-// an edge with its own, never for the whole grid.
+// An experiment, loaded by no crate (benches/owner_sync/ runs it): BFS
+// levels where every block owns a range of vertices and waits, between
+// levels, only for the blocks whose ranges share an edge with its own, never
+// for the whole grid.
 //
 // Block p owns [p * per, (p + 1) * per). Only the owner claims its vertices
 // (a bitmap in shared memory), so depth claims never cross blocks. A block
@@ -21,23 +22,26 @@
 typedef unsigned int u32;
 typedef unsigned long long u64;
 #define EXTERN extern "C"
+#define GLOBAL(p) "l"(__cvta_generic_to_global(p))
 __device__ __forceinline__ u64 ld_relaxed_u64(const u64* p) {
     u64 v;
-    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(__cvta_generic_to_global(p)) : "memory");
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : GLOBAL(p) : "memory");
     return v;
 }
 __device__ __forceinline__ void st_relaxed_u64(u64* p, u64 v) {
-    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" : : "l"(__cvta_generic_to_global(p)), "l"(v) : "memory");
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" : : GLOBAL(p), "l"(v) : "memory");
 }
 __device__ __forceinline__ void st_release_u64(u64* p, u64 v) {
-    asm volatile("st.release.gpu.global.u64 [%0], %1;" : : "l"(__cvta_generic_to_global(p)), "l"(v) : "memory");
+    asm volatile("st.release.gpu.global.u64 [%0], %1;" : : GLOBAL(p), "l"(v) : "memory");
 }
-__device__ __forceinline__ void fence_acq_rel() { asm volatile("fence.acq_rel.gpu;" : : : "memory"); }
+__device__ __forceinline__ void fence_acq_rel() {
+    asm volatile("fence.acq_rel.gpu;" : : : "memory");
+}
 __device__ __forceinline__ void red_add_u64(u64* p, u64 v) {
-    asm volatile("red.relaxed.gpu.global.add.u64 [%0], %1;" : : "l"(__cvta_generic_to_global(p)), "l"(v) : "memory");
+    asm volatile("red.relaxed.gpu.global.add.u64 [%0], %1;" : : GLOBAL(p), "l"(v) : "memory");
 }
 __device__ __forceinline__ void prefetch_l1(const void* p) {
-    asm volatile("prefetch.global.L1 [%0];" : : "l"(__cvta_generic_to_global(p)));
+    asm volatile("prefetch.global.L1 [%0];" : : GLOBAL(p));
 }
 struct __align__(16) Entry {
     u32 v, parent, start, degree;
@@ -46,7 +50,7 @@ __device__ __forceinline__ Entry ld_entry(const Entry* p) {
     Entry e;
     asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];"
                  : "=r"(e.v), "=r"(e.parent), "=r"(e.start), "=r"(e.degree)
-                 : "l"(__cvta_generic_to_global(p))
+                 : GLOBAL(p)
                  : "memory");
     return e;
 }
@@ -139,6 +143,15 @@ struct OwnerArgs {
     u64* spare;          // [blocks * 4] with PROFILE
     u32 n, per, source, max_levels;
 };
+
+// Block `to`'s channel from its `k`-th neighbour for the vertices of depth
+// `depth`: the word announcing them, and their entries.
+__device__ __forceinline__ u64* channel_word(const OwnerArgs& a, u32 to, u32 k, u32 depth) {
+    return a.chan_word + (u64)(to * MAXNB + k) * 2 + (depth & 1);
+}
+__device__ __forceinline__ Entry* channel(const OwnerArgs& a, u32 to, u32 k, u32 depth) {
+    return a.chan + ((u64)(to * MAXNB + k) * 2 + (depth & 1)) * CHAN;
+}
 
 EXTERN __global__ void __launch_bounds__(1024) owner_bfs(OwnerArgs a) {
     __shared__ u32 bitmap[BITMAP_WORDS];
@@ -242,7 +255,7 @@ EXTERN __global__ void __launch_bounds__(1024) owner_bfs(OwnerArgs a) {
                         }
                         const u32 at = atomicAdd(&out_count[k], 1u);
                         if (at < CHAN) {
-                            Entry* slot = a.chan + ((u64)(q * MAXNB + backs[k]) * 2 + (next_depth & 1)) * CHAN + at;
+                            Entry* slot = channel(a, q, backs[k], next_depth) + at;
                             const u32 degree = r1[j] - r0[j];
                             if (degree > DEGREE_MASK) atomicOr(&status, DEGREE_TOO_HIGH);
                             const u32 tag = SPECULATE != 0 ? (next_depth & 0xffffu) << 16 : 0;
@@ -258,7 +271,7 @@ EXTERN __global__ void __launch_bounds__(1024) owner_bfs(OwnerArgs a) {
         __syncthreads();
         PROFILE_MARK(0);
         if (t < nnb) {
-            u64* word = a.chan_word + (u64)(nbs[t] * MAXNB + backs[t]) * 2 + (next_depth & 1);
+            u64* word = channel_word(a, nbs[t], backs[t], next_depth);
             const u32 c = out_count[t] < CHAN ? out_count[t] : CHAN;
             // Only a word with entries behind it needs them ordered before it.
             if (c != 0)
@@ -268,9 +281,9 @@ EXTERN __global__ void __launch_bounds__(1024) owner_bfs(OwnerArgs a) {
         }
         if (t < 32) {
             // Warp 0 waits for the neighbours' words of the next level.
-            const u64* word = a.chan_word + (u64)(p * MAXNB + t) * 2 + (next_depth & 1);
+            const u64* word = channel_word(a, p, t, next_depth);
 #if SPECULATE != 0
-            const Entry* sent = a.chan + ((u64)(p * MAXNB + t) * 2 + (next_depth & 1)) * CHAN;
+            const Entry* sent = channel(a, p, t, next_depth);
             Entry early[SPECULATE];
 #endif
             bool seen = t >= nnb;
@@ -323,9 +336,8 @@ EXTERN __global__ void __launch_bounds__(1024) owner_bfs(OwnerArgs a) {
         PROFILE_MARK(1);
         if (stop_level != NONE) {
             if (t < nnb) {
-                u64* word = a.chan_word + (u64)(nbs[t] * MAXNB + backs[t]) * 2;
-                st_relaxed_u64(word, STOP << 32);
-                st_relaxed_u64(word + 1, STOP << 32);
+                st_relaxed_u64(channel_word(a, nbs[t], backs[t], 0), STOP << 32);
+                st_relaxed_u64(channel_word(a, nbs[t], backs[t], 1), STOP << 32);
             }
             if (t == 0) {
                 if (status != 0) atomicOr(&a.status[0], status);
@@ -345,8 +357,8 @@ EXTERN __global__ void __launch_bounds__(1024) owner_bfs(OwnerArgs a) {
         for (u32 i = t; i < total; i += width) {
             u32 k = 0, at = i;
             while (at >= in_count[k]) at -= in_count[k++];
-            const Entry e = in_ready[k] ? staged[k][at]
-                                        : ld_entry(a.chan + ((u64)(p * MAXNB + k) * 2 + (next_depth & 1)) * CHAN + at);
+            const Entry e =
+                in_ready[k] ? staged[k][at] : ld_entry(channel(a, p, k, next_depth) + at);
             const u32 b = e.v - base, bit = 1u << (b & 31);
             if (atomicOr(&bitmap[b >> 5], bit) & bit) continue;
             a.depth[e.v] = next_depth;
