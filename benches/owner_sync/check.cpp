@@ -2,9 +2,10 @@
 // emulator (crates/vyre-cuda/emu): whole searches on small graphs of several
 // shapes and block counts, against a serial BFS in depths, parents and the
 // number of levels. Built and run by check.sh.
-#define EMU 1
 #include "cuda_emu.hpp"
-#include "owner_sync.cu"
+// The order run.py joins them in.
+#include "common.cuh"
+#include "experiments/owner_sync.cu"
 
 #include <algorithm>
 #include <deque>

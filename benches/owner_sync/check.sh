@@ -9,6 +9,6 @@ dir="$(mktemp -d)"
 for variant in "" "-DSPECULATE=4u" "-DPROFILE"; do
     echo "== owner_sync ${variant:-as it is}"
     g++ -O1 -std=c++20 -pthread $variant -I"$root/crates/vyre-cuda/emu" \
-        -I"$root/shaders/cuda/experiments" -o "$dir/check" "$root/benches/owner_sync/check.cpp"
+        -I"$root/shaders/cuda" -o "$dir/check" "$root/benches/owner_sync/check.cpp"
     "$dir/check"
 done

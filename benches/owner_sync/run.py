@@ -105,12 +105,15 @@ def road(path):
     # ids are pieces of the road network with few neighbouring pieces: as
     # given, some of 16 ranges border more than MAXNB others.
     off, tgt = csr_from_edges(n, s, d)
-    depth, _ = reference_depths(n, off, tgt, 0)
+    depth, levels = reference_depths(n, off, tgt, 0)
     key = torch.where(depth < 0, torch.full_like(depth, n), depth) * n + torch.arange(n, device=DEV)
     new_id = torch.empty(n, dtype=torch.int64, device=DEV)
     new_id[torch.argsort(key)] = torch.arange(n, device=DEV)
     off, tgt = csr_from_edges(n, new_id[s], new_id[d])
-    return n, off, tgt, reference_depths(n, off, tgt, 0)
+    # Renumbering moves the depths with their vertices.
+    new_depth = torch.empty_like(depth)
+    new_depth[new_id] = depth
+    return n, off, tgt, (new_depth, levels)
 
 
 def reference_depths(n, off, tgt, source):
@@ -242,12 +245,12 @@ def run_graph(name, n, off, tgt, reference, source, f, configs, repeats, profile
                        min_us=min(times), max_us=max(times), us_per_level=med / levels,
                        occupancy=occ)
             if profile:
-                # Each block's cycles a level in its three phases (last search).
+                # Each block's nanoseconds a level in its three phases (last search).
                 sp = spare.view(blocks, 4).to(torch.float64)
                 per_level = sp[:, :3] / sp[:, 3:4].clamp(min=1)
                 mean, top = per_level.mean(0).tolist(), per_level.max(0).values.tolist()
-                row["cycles_per_level_mean"], row["cycles_per_level_max"] = mean, top
-                say(f"{name}: {blocks}x{width}: clock cycles a level, mean (max) over blocks: expand "
+                row["ns_per_level_mean"], row["ns_per_level_max"] = mean, top
+                say(f"{name}: {blocks}x{width}: ns a level, mean (max) over blocks: expand "
                     f"{mean[0]:.0f} ({top[0]:.0f}), publish and wait {mean[1]:.0f} ({top[1]:.0f}), "
                     f"claim what was sent {mean[2]:.0f} ({top[2]:.0f})")
             rows.append(row)
@@ -263,7 +266,10 @@ def main(out_dir, mtx):
     nvrtc = ctypes.CDLL(sorted(glob.glob("/usr/local/cuda/lib64/libnvrtc.so*"))[0])
     log = open(os.path.join(out_dir, "owner.log"), "w")
     here = os.path.dirname(os.path.abspath(__file__))
-    src = open(os.path.join(here, "..", "..", "shaders", "cuda", "experiments", "owner_sync.cu"), "rb").read()
+    shaders = os.path.join(here, "..", "..", "shaders", "cuda")
+    # One program, common.cuh first, as vyre-cuda joins its kernels.
+    src = b"".join(open(os.path.join(shaders, f), "rb").read()
+                   for f in ["common.cuh", os.path.join("experiments", "owner_sync.cu")])
     variants = {}
     # Polls 20 ns apart or back to back; a neighbour's entries read after
     # its word, or (up to 4) beside it.

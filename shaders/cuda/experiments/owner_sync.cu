@@ -18,72 +18,53 @@
 // whose word shows every block and no vertex ends the search, and a block that
 // sees it publishes STOP to its neighbours so none waits on it.
 
-#ifndef EMU
-typedef unsigned int u32;
-typedef unsigned long long u64;
+// Compiled after ../common.cuh (run.py joins them as vyre-cuda does; the
+// emulator check includes it), whose relaxed loads and stores, acquire fence,
+// pause and prefetch it uses. Its own orderings: a release store, a relaxed
+// add that returns nothing, and a 16-byte entry load that bypasses L1.
+#ifndef VYRE_HOST_ORDERING
 #define EXTERN extern "C"
 #define GLOBAL(p) "l"(__cvta_generic_to_global(p))
-__device__ __forceinline__ u64 ld_relaxed_u64(const u64* p) {
-    u64 v;
-    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : GLOBAL(p) : "memory");
-    return v;
-}
-__device__ __forceinline__ void st_relaxed_u64(u64* p, u64 v) {
-    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" : : GLOBAL(p), "l"(v) : "memory");
-}
-__device__ __forceinline__ void st_release_u64(u64* p, u64 v) {
+__device__ __forceinline__ void store_release_u64(u64* p, u64 v) {
     asm volatile("st.release.gpu.global.u64 [%0], %1;" : : GLOBAL(p), "l"(v) : "memory");
-}
-__device__ __forceinline__ void fence_acq_rel() {
-    asm volatile("fence.acq_rel.gpu;" : : : "memory");
 }
 __device__ __forceinline__ void red_add_u64(u64* p, u64 v) {
     asm volatile("red.relaxed.gpu.global.add.u64 [%0], %1;" : : GLOBAL(p), "l"(v) : "memory");
 }
-__device__ __forceinline__ void prefetch_l1(const void* p) {
-    asm volatile("prefetch.global.L1 [%0];" : : GLOBAL(p));
-}
-struct __align__(16) Entry {
+#else
+#define EXTERN
+inline void store_release_u64(u64* p, u64 v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+inline void red_add_u64(u64* p, u64 v) { __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
+#endif
+
+struct alignas(16) Entry {
     u32 v, parent, start, degree;
 };
 __device__ __forceinline__ Entry ld_entry(const Entry* p) {
+#ifndef VYRE_HOST_ORDERING
     Entry e;
     asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];"
                  : "=r"(e.v), "=r"(e.parent), "=r"(e.start), "=r"(e.degree)
                  : GLOBAL(p)
                  : "memory");
     return e;
+#else
+    return *p;
+#endif
 }
+
 // Nanoseconds a polling warp sleeps between polls (0: it spins).
 #ifndef PAUSE_NS
-#define PAUSE_NS 20
-#endif
-#define PAUSE()                             \
-    do {                                    \
-        if (PAUSE_NS != 0) __nanosleep(PAUSE_NS); \
-    } while (0)
-#else
-#define EXTERN
-inline u64 ld_relaxed_u64(const u64* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
-inline void st_relaxed_u64(u64* p, u64 v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
-inline void st_release_u64(u64* p, u64 v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
-inline void fence_acq_rel() { __atomic_thread_fence(__ATOMIC_ACQ_REL); }
-inline void red_add_u64(u64* p, u64 v) { __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
-struct Entry {
-    u32 v, parent, start, degree;
-};
-inline Entry ld_entry(const Entry* p) { return *p; }
-#define PAUSE() sched_yield()
-inline u64 clock64() { return (u64)std::chrono::steady_clock::now().time_since_epoch().count(); }
+#define PAUSE_NS 20u
 #endif
 
-// With PROFILE, every block's thread 0 sums the clock cycles of its levels'
+// With PROFILE, every block's thread 0 sums the nanoseconds of its levels'
 // three phases (expanding, publishing and waiting, claiming what was sent)
 // and writes them with its level count to spare[4 * block ..].
 #ifdef PROFILE
-#define PROFILE_MARK(i)              \
-    do {                             \
-        const u64 now_ = clock64();  \
+#define PROFILE_MARK(i)                   \
+    do {                                  \
+        const u64 now_ = globaltimer_ns(); \
         phase[i] += now_ - mark;     \
         mark = now_;                 \
     } while (0)
@@ -116,7 +97,7 @@ inline u64 clock64() { return (u64)std::chrono::steady_clock::now().time_since_e
 #define SPECULATE 0u
 #endif
 #define DEGREE_MASK (SPECULATE != 0 ? 0xffffu : 0xffffffffu)
-#define NONE 0xffffffffu
+#define NONE VYRE_UNREACHED
 #define STOP 0xffffffffull
 #define ARRIVAL (1ull << 40)
 #define FOUND_MASK (ARRIVAL - 1)
@@ -153,12 +134,36 @@ __device__ __forceinline__ Entry* channel(const OwnerArgs& a, u32 to, u32 k, u32
     return a.chan + ((u64)(to * MAXNB + k) * 2 + (depth & 1)) * CHAN;
 }
 
+// A block's own vertices: which it has claimed, and its frontier lists (by
+// level parity) of those it claimed, with their rows.
+struct Owned {
+    u32 bitmap[BITMAP_WORDS];
+    u32 v[2][LIST], start[2][LIST], degree[2][LIST];
+    u32 count[2];
+};
+
+// Claim owned vertex `v` (its row: `start`, `degree`) for `depth` with parent
+// `u`, unless it was claimed before, and append it to list `list`, bringing
+// its targets towards this SM's L1 for the level that expands it.
+__device__ __forceinline__ void claim(const OwnerArgs& a, Owned& o, u32 base, u32 list, u32* status,
+                                      u32 v, u32 u, u32 start, u32 degree, u32 depth) {
+    const u32 b = v - base, bit = 1u << (b & 31);
+    if (atomicOr(&o.bitmap[b >> 5], bit) & bit) return;
+    a.depth[v] = depth;
+    a.parent[v] = u;
+    const u32 at = atomicAdd(&o.count[list], 1u);
+    if (at >= LIST) {
+        atomicOr(status, OVERFLOW_LIST);
+        return;
+    }
+    o.v[list][at] = v;
+    o.start[list][at] = start;
+    o.degree[list][at] = degree;
+    if (degree != 0) prefetch_l1(a.targets + start);
+}
+
 EXTERN __global__ void __launch_bounds__(1024) owner_bfs(OwnerArgs a) {
-    __shared__ u32 bitmap[BITMAP_WORDS];
-    __shared__ u32 list_v[2][LIST];
-    __shared__ u32 list_start[2][LIST];
-    __shared__ u32 list_deg[2][LIST];
-    __shared__ u32 count[2];
+    __shared__ Owned owned;
     __shared__ u32 out_count[MAXNB];
     __shared__ u32 in_count[MAXNB];
     __shared__ u32 in_ready[MAXNB];
@@ -174,7 +179,7 @@ EXTERN __global__ void __launch_bounds__(1024) owner_bfs(OwnerArgs a) {
         if (t == 0) atomicOr(&a.status[0], RANGE_TOO_WIDE);
         return;
     }
-    for (u32 i = t; i < BITMAP_WORDS; i += width) bitmap[i] = 0;
+    for (u32 i = t; i < BITMAP_WORDS; i += width) owned.bitmap[i] = 0;
     if (t < MAXNB) {
         nbs[t] = a.nb[p * MAXNB + t];
         backs[t] = a.nb_back[p * MAXNB + t];
@@ -182,7 +187,7 @@ EXTERN __global__ void __launch_bounds__(1024) owner_bfs(OwnerArgs a) {
         in_count[t] = 0;
         in_ready[t] = 0;
     }
-    if (t < 2) count[t] = 0;
+    if (t < 2) owned.count[t] = 0;
     if (t == 0) {
         stop_level = NONE;
         status = 0;
@@ -191,29 +196,24 @@ EXTERN __global__ void __launch_bounds__(1024) owner_bfs(OwnerArgs a) {
     u32 nnb = 0;
     while (nnb < MAXNB && nbs[nnb] != NONE) ++nnb;
     if (t == 0 && a.source >= base && a.source < end) {
-        const u32 b = a.source - base;
-        bitmap[b >> 5] |= 1u << (b & 31);
-        a.depth[a.source] = 0;
-        a.parent[a.source] = a.source;
-        list_v[0][0] = a.source;
-        list_start[0][0] = a.offsets[a.source];
-        list_deg[0][0] = a.offsets[a.source + 1] - list_start[0][0];
-        count[0] = 1;
+        const u32 start = a.offsets[a.source];
+        claim(a, owned, base, 0, &status, a.source, a.source, start,
+              a.offsets[a.source + 1] - start, 0);
     }
     __syncthreads();
     u32 checked = 0;  // (warp 1, lane 0) the first level not known to be nonempty
 #ifdef PROFILE
     u64 phase[3] = {0, 0, 0};
-    u64 mark = clock64();
+    u64 mark = globaltimer_ns();
 #endif
     for (u32 level = 0;; ++level) {
         const u32 cur = level & 1, nxt = cur ^ 1;
-        const u32 len = count[cur] < LIST ? count[cur] : LIST;
+        const u32 len = owned.count[cur] < LIST ? owned.count[cur] : LIST;
         const u32 next_depth = level + 1;
         if (t == 0) red_add_u64(&a.level_word[level], ARRIVAL | len);
         // Expand: own targets claimed here, the rest sent to their owners.
         for (u32 i = t; i < len; i += width) {
-            const u32 u = list_v[cur][i], s = list_start[cur][i], d = list_deg[cur][i];
+            const u32 u = owned.v[cur][i], s = owned.start[cur][i], d = owned.degree[cur][i];
             for (u32 e0 = 0; e0 < d; e0 += ROUND) {
                 u32 v[ROUND], r0[ROUND], r1[ROUND];
 #pragma unroll
@@ -230,21 +230,8 @@ EXTERN __global__ void __launch_bounds__(1024) owner_bfs(OwnerArgs a) {
                 for (u32 j = 0; j < ROUND; ++j) {
                     if (v[j] == NONE) continue;
                     if (v[j] >= base && v[j] < end) {
-                        const u32 b = v[j] - base, bit = 1u << (b & 31);
-                        if (atomicOr(&bitmap[b >> 5], bit) & bit) continue;
-                        a.depth[v[j]] = next_depth;
-                        a.parent[v[j]] = u;
-                        const u32 at = atomicAdd(&count[nxt], 1u);
-                        if (at < LIST) {
-                            list_v[nxt][at] = v[j];
-                            list_start[nxt][at] = r0[j];
-                            list_deg[nxt][at] = r1[j] - r0[j];
-#ifndef EMU
-                            if (r1[j] > r0[j]) prefetch_l1(a.targets + r0[j]);
-#endif
-                        } else {
-                            atomicOr(&status, OVERFLOW_LIST);
-                        }
+                        claim(a, owned, base, nxt, &status, v[j], u, r0[j], r1[j] - r0[j],
+                              next_depth);
                     } else {
                         const u32 q = v[j] / a.per;
                         u32 k = 0;
@@ -275,9 +262,9 @@ EXTERN __global__ void __launch_bounds__(1024) owner_bfs(OwnerArgs a) {
             const u32 c = out_count[t] < CHAN ? out_count[t] : CHAN;
             // Only a word with entries behind it needs them ordered before it.
             if (c != 0)
-                st_release_u64(word, (u64)next_depth << 32 | c);
+                store_release_u64(word, (u64)next_depth << 32 | c);
             else
-                st_relaxed_u64(word, (u64)next_depth << 32);
+                store_relaxed_u64(word, (u64)next_depth << 32);
         }
         if (t < 32) {
             // Warp 0 waits for the neighbours' words of the next level.
@@ -290,7 +277,7 @@ EXTERN __global__ void __launch_bounds__(1024) owner_bfs(OwnerArgs a) {
             u64 w = 0;
             for (;;) {
                 if (!seen) {
-                    w = ld_relaxed_u64(word);
+                    w = load_relaxed_u64(word);
 #if SPECULATE != 0
 #pragma unroll
                     for (u32 i = 0; i < SPECULATE; ++i) early[i] = ld_entry(sent + i);
@@ -298,9 +285,9 @@ EXTERN __global__ void __launch_bounds__(1024) owner_bfs(OwnerArgs a) {
                     seen = (w >> 32) == next_depth || (w >> 32) == STOP;
                 }
                 if (__ballot_sync(0xffffffffu, seen) == 0xffffffffu) break;
-                PAUSE();
+                if (PAUSE_NS != 0) spin_pause_ns(PAUSE_NS);
             }
-            fence_acq_rel();
+            fence_acquire();
             if (t < nnb) {
                 const u32 c = (w >> 32) == STOP ? 0 : (u32)w;
                 in_count[t] = c;
@@ -319,7 +306,7 @@ EXTERN __global__ void __launch_bounds__(1024) owner_bfs(OwnerArgs a) {
         } else if (t == 32) {
             // Warp 1 looks for the level that ended the search.
             while (checked <= level) {
-                const u64 w = ld_relaxed_u64(&a.level_word[checked]);
+                const u64 w = load_relaxed_u64(&a.level_word[checked]);
                 if ((w >> 40) < gridDim.x) break;
                 if ((w & FOUND_MASK) == 0) {
                     stop_level = checked;
@@ -336,8 +323,8 @@ EXTERN __global__ void __launch_bounds__(1024) owner_bfs(OwnerArgs a) {
         PROFILE_MARK(1);
         if (stop_level != NONE) {
             if (t < nnb) {
-                st_relaxed_u64(channel_word(a, nbs[t], backs[t], 0), STOP << 32);
-                st_relaxed_u64(channel_word(a, nbs[t], backs[t], 1), STOP << 32);
+                store_relaxed_u64(channel_word(a, nbs[t], backs[t], 0), STOP << 32);
+                store_relaxed_u64(channel_word(a, nbs[t], backs[t], 1), STOP << 32);
             }
             if (t == 0) {
                 if (status != 0) atomicOr(&a.status[0], status);
@@ -359,24 +346,11 @@ EXTERN __global__ void __launch_bounds__(1024) owner_bfs(OwnerArgs a) {
             while (at >= in_count[k]) at -= in_count[k++];
             const Entry e =
                 in_ready[k] ? staged[k][at] : ld_entry(channel(a, p, k, next_depth) + at);
-            const u32 b = e.v - base, bit = 1u << (b & 31);
-            if (atomicOr(&bitmap[b >> 5], bit) & bit) continue;
-            a.depth[e.v] = next_depth;
-            a.parent[e.v] = e.parent;
-            const u32 slot = atomicAdd(&count[nxt], 1u);
-            if (slot < LIST) {
-                list_v[nxt][slot] = e.v;
-                list_start[nxt][slot] = e.start;
-                list_deg[nxt][slot] = e.degree & DEGREE_MASK;
-#ifndef EMU
-                if ((e.degree & DEGREE_MASK) != 0) prefetch_l1(a.targets + e.start);
-#endif
-            } else {
-                atomicOr(&status, OVERFLOW_LIST);
-            }
+            claim(a, owned, base, nxt, &status, e.v, e.parent, e.start, e.degree & DEGREE_MASK,
+                  next_depth);
         }
         if (t < MAXNB) out_count[t] = 0;
-        if (t == 0) count[cur] = 0;
+        if (t == 0) owned.count[cur] = 0;
         __syncthreads();
         PROFILE_MARK(2);
     }
