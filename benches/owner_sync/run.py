@@ -1,7 +1,8 @@
 """Device side of the owner-computes experiment: NVRTC-compile
 shaders/cuda/experiments/owner_sync.cu, run
 it on grids, a chain and the road network, check every search, time it with
-device events. Usage: run.py OUT_DIR [MTX_GZ]"""
+device events; the same for shaders/cuda/experiments/cluster_owner.cu.
+Usage: run.py OUT_DIR [MTX_GZ] [KERNELS: owner,cluster]"""
 import ctypes, glob, gzip, json, os, statistics, sys, time
 
 import torch
@@ -26,9 +27,9 @@ def check(r, what):
         raise RuntimeError(f"{what} failed: {r}")
 
 
-def compile_kernel(src, opts):
+def compile_kernel(src, opts, name=b"owner_bfs"):
     prog = ctypes.c_void_p()
-    check(nvrtc.nvrtcCreateProgram(ctypes.byref(prog), src, b"owner_sync.cu", 0, None, None), "create")
+    check(nvrtc.nvrtcCreateProgram(ctypes.byref(prog), src, name + b".cu", 0, None, None), "create")
     arr = (ctypes.c_char_p * len(opts))(*opts)
     r = nvrtc.nvrtcCompileProgram(prog, len(opts), arr)
     size = ctypes.c_size_t()
@@ -44,7 +45,7 @@ def compile_kernel(src, opts):
     mod = ctypes.c_void_p()
     check(cuda.cuModuleLoadData(ctypes.byref(mod), ptx), "load")
     f = ctypes.c_void_p()
-    check(cuda.cuModuleGetFunction(ctypes.byref(f), mod, b"owner_bfs"), "function")
+    check(cuda.cuModuleGetFunction(ctypes.byref(f), mod, name), "function")
     return f
 
 
@@ -177,6 +178,28 @@ def launch(f, blocks, width, params):
     return r, s.elapsed_time(e) * 1000.0
 
 
+def correct(st, depth, parent, ref, levels, off64, tgt64):
+    """Whether a search left the reference depths, the level count, no status
+    bits, and for every reached vertex a parent one level up with an edge to it."""
+    d = depth.to(torch.int64)
+    good = st[0] == 0 and st[1] == levels and torch.equal(d, ref)
+    if good:
+        pa = parent.to(torch.int64)
+        reached = (ref > 0).nonzero().squeeze(1)
+        pv = pa[reached]
+        # The parent is one level up and has an edge to the vertex.
+        good = bool((pv >= 0).all()) and bool((ref[pv] == ref[reached] - 1).all())
+        if good:
+            lo, hi = off64[pv], off64[pv + 1]
+            maxdeg = int((hi - lo).max())
+            found = torch.zeros_like(reached, dtype=torch.bool)
+            for j in range(maxdeg):
+                idx = torch.clamp(lo + j, max=tgt64.numel() - 1)
+                found |= (lo + j < hi) & (tgt64[idx] == reached)
+            good = bool(found.all())
+    return good
+
+
 def run_graph(name, n, off, tgt, reference, source, f, configs, repeats, profile=False):
     ref, levels = reference
     off64, tgt64 = off.to(torch.int64), tgt.to(torch.int64)
@@ -217,22 +240,7 @@ def run_graph(name, n, off, tgt, reference, source, f, configs, repeats, profile
                 ok = False
                 break
             st = status.tolist()
-            d = depth.to(torch.int64)
-            good = st[0] == 0 and st[1] == levels and torch.equal(d, ref)
-            if good:
-                pa = parent.to(torch.int64)
-                reached = (ref > 0).nonzero().squeeze(1)
-                pv = pa[reached]
-                # The parent is one level up and has an edge to the vertex.
-                good = bool((pv >= 0).all()) and bool((ref[pv] == ref[reached] - 1).all())
-                if good:
-                    lo, hi = off64[pv], off64[pv + 1]
-                    maxdeg = int((hi - lo).max())
-                    found = torch.zeros_like(reached, dtype=torch.bool)
-                    for j in range(maxdeg):
-                        idx = torch.clamp(lo + j, max=tgt64.numel() - 1)
-                        found |= (lo + j < hi) & (tgt64[idx] == reached)
-                    good = bool(found.all())
+            good = correct(st, depth, parent, ref, levels, off64, tgt64)
             if not good:
                 say(f"{name}: {blocks}x{width}: WRONG (status {st}, levels {levels})")
                 ok = False
@@ -259,23 +267,116 @@ def run_graph(name, n, off, tgt, reference, source, f, configs, repeats, profile
     return rows
 
 
-def main(out_dir, mtx):
+class ClusterArgs(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_uint64) for n in ["offsets", "targets", "depth", "parent", "status", "joined"]] + \
+               [(n, ctypes.c_uint32) for n in ["n", "per", "source", "max_levels", "bitmap_words"]]
+
+
+class LaunchAttr(ctypes.Structure):
+    _fields_ = [("id", ctypes.c_int), ("pad", ctypes.c_char * 4), ("value", ctypes.c_uint32 * 16)]
+
+
+class LaunchConfig(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_uint) for n in ["gx", "gy", "gz", "bx", "by", "bz", "smem"]] + \
+               [("stream", ctypes.c_void_p), ("attrs", ctypes.POINTER(LaunchAttr)), ("num", ctypes.c_uint)]
+
+
+# (blocks of the cluster, threads a block) timed on each graph.
+CLUSTER_CONFIGS = {"grid 3000x3000": [(16, 256), (16, 512), (8, 512)],
+                   "grid 1000x1000": [(16, 128), (16, 256), (8, 128)],
+                   "chain 200000": [(1, 64), (2, 64), (16, 64)],
+                   "luxembourg_osm": [(1, 128), (4, 128), (16, 128)]}
+CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4
+CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14
+# Shared memory a block of the H100/H200 may have, less cluster_owner.cu's static lists.
+CLUSTER_DYNAMIC_MAX = 227 * 1024 - 33 * 1024
+
+
+def run_cluster(name, n, off, tgt, reference, source, f, configs, repeats, joined=None):
+    """cluster_owner.cu: one cluster of `blocks` blocks runs the whole search
+    (with `joined`, the JOINED build: each edge's target beside its row)."""
+    ref, levels = reference
+    off64, tgt64 = off.to(torch.int64), tgt.to(torch.int64)
+    check(cuda.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1), "non-portable")
+    rows = []
+    for blocks, width in configs:
+        per = (n + blocks - 1) // blocks
+        words = (per + 31) // 32
+        if words * 4 > CLUSTER_DYNAMIC_MAX:
+            say(f"{name}: {blocks} blocks own {per} vertices each, more than shared memory holds, skipped")
+            continue
+        check(cuda.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, words * 4), "smem")
+        depth = torch.empty(n, dtype=torch.int32, device=DEV)
+        parent = torch.empty(n, dtype=torch.int32, device=DEV)
+        status = torch.zeros(2, dtype=torch.int32, device=DEV)
+        args = ClusterArgs(off.data_ptr(), tgt.data_ptr(), depth.data_ptr(), parent.data_ptr(),
+                           status.data_ptr(), 0 if joined is None else joined.data_ptr(),
+                           n, per, source, levels + 16, words)
+        params = (ctypes.c_void_p * 1)(ctypes.addressof(args))
+        attr = LaunchAttr()
+        attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+        attr.value[0], attr.value[1], attr.value[2] = blocks, 1, 1
+        cfg = LaunchConfig(blocks, 1, 1, width, 1, 1, words * 4, None, ctypes.pointer(attr), 1)
+        times = []
+        ok = True
+        for rep in range(repeats + 1):
+            depth.fill_(-1)
+            parent.fill_(-1)
+            status.zero_()
+            torch.cuda.synchronize()
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            r = cuda.cuLaunchKernelEx(ctypes.byref(cfg), f, params, None)
+            e.record()
+            torch.cuda.synchronize()
+            if r != 0:
+                say(f"{name}: cluster of {blocks}x{width}: launch error {r}")
+                ok = False
+                break
+            st = status.tolist()
+            if not correct(st, depth, parent, ref, levels, off64, tgt64):
+                say(f"{name}: cluster of {blocks}x{width}: WRONG (status {st}, levels {levels})")
+                ok = False
+                break
+            if rep > 0:
+                times.append(s.elapsed_time(e) * 1000.0)
+        if ok and times:
+            med = statistics.median(times)
+            rows.append(dict(graph=name, blocks=blocks, width=width, levels=levels, median_us=med,
+                             min_us=min(times), max_us=max(times), us_per_level=med / levels))
+            say(f"{name}: cluster of {blocks} x {width}: {med/1000:.3f} ms ({min(times)/1000:.3f}-"
+                f"{max(times)/1000:.3f}), {levels} levels, {med/levels:.2f} us/level, checked")
+    return rows
+
+
+def main(out_dir, mtx, kernels):
     global cuda, nvrtc, log
     torch.zeros(1, device=DEV)
     cuda = ctypes.CDLL("libcuda.so.1")
     nvrtc = ctypes.CDLL(sorted(glob.glob("/usr/local/cuda/lib64/libnvrtc.so*"))[0])
-    log = open(os.path.join(out_dir, "owner.log"), "w")
+    log = open(os.path.join(out_dir, "+".join(kernels) + ".log"), "w")
     here = os.path.dirname(os.path.abspath(__file__))
     shaders = os.path.join(here, "..", "..", "shaders", "cuda")
     # One program, common.cuh first, as vyre-cuda joins its kernels.
-    src = b"".join(open(os.path.join(shaders, f), "rb").read()
-                   for f in ["common.cuh", os.path.join("experiments", "owner_sync.cu")])
+    def program(kernel):
+        return b"".join(open(os.path.join(shaders, f), "rb").read()
+                        for f in ["common.cuh", os.path.join("experiments", kernel)])
+    src = program("owner_sync.cu")
     variants = {}
     # Polls 20 ns apart or back to back; a neighbour's entries read after
     # its word, or (up to 4) beside it.
     for key, extra in [("base", []), ("spin", [b"-DPAUSE_NS=0"]), ("early", [b"-DSPECULATE=4u"]),
                        ("early+spin", [b"-DSPECULATE=4u", b"-DPAUSE_NS=0"]), ("profile", [b"-DPROFILE"])]:
-        variants[key] = compile_kernel(src, [b"--gpu-architecture=compute_90"] + extra)
+        if "owner" in kernels:
+            variants[key] = compile_kernel(src, [b"--gpu-architecture=compute_90"] + extra)
+    clustered = {}
+    if "cluster" in kernels:
+        for key, extra in [("cluster", []), ("cluster store-at-claim", [b"-DSTORE_AT_CLAIM"]),
+                           ("cluster joined", [b"-DJOINED"]),
+                           ("cluster relaxed-arrive", [b"-DRELAXED_ARRIVE"])]:
+            clustered[key] = compile_kernel(program("cluster_owner.cu"),
+                                            [b"--gpu-architecture=compute_90"] + extra, b"cluster_bfs")
     rows = []
     graphs = [("grid 3000x3000", lambda: grid(3000, 3000)), ("grid 1000x1000", lambda: grid(1000, 1000)),
               ("chain 200000", lambda: chain(200000))]
@@ -296,12 +397,28 @@ def main(out_dir, mtx):
                                  profile=key == "profile"):
                 row["graph"], row["variant"] = name, key
                 rows.append(row)
+        for key, f in clustered.items():
+            edges = None
+            if key == "cluster joined":
+                # Preprocessing, timed apart from the searches.
+                t0 = time.perf_counter()
+                t64 = tgt.to(torch.int64)
+                edges = torch.stack([tgt, off[t64], off[t64 + 1] - off[t64], torch.zeros_like(tgt)], 1).contiguous()
+                torch.cuda.synchronize()
+                say(f"{name}: joined edge entries ({edges.numel() * 4} bytes) built in "
+                    f"{(time.perf_counter() - t0) * 1000:.1f} ms")
+            for row in run_cluster(f"{name} [{key}]", n, off, tgt, reference, 0, f,
+                                   CLUSTER_CONFIGS[name], 5, edges):
+                row["graph"], row["variant"] = name, key
+                rows.append(row)
+            del edges
         del off, tgt, reference
     props = torch.cuda.get_device_properties(0)
     rows.insert(0, dict(device=props.name, uuid=str(getattr(props, "uuid", "")),
                         date=time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())))
-    json.dump(rows, open(os.path.join(out_dir, "owner.json"), "w"), indent=1)
+    json.dump(rows, open(os.path.join(out_dir, "+".join(kernels) + ".json"), "w"), indent=1)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None)
+    main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] else None,
+         sys.argv[3].split(",") if len(sys.argv) > 3 else ["owner", "cluster"])

@@ -1,0 +1,249 @@
+// An experiment, loaded by no crate (benches/owner_sync/run.py runs it): a
+// whole BFS in one thread-block cluster (compute capability 9.0), where
+// claims and frontier hand-offs stay in distributed shared memory and the
+// only wait between levels is the cluster's hardware barrier.
+//
+// Block r of the cluster owns vertices [r * per, (r + 1) * per): their bits
+// of the reached-vertex bitmap live in its shared memory, and it expands
+// them. Whoever finds a target claims its bit in the owner's bitmap (a
+// shared-memory atomic, remote unless the target is its own) and, if it won,
+// appends the target with its row and parent to the owner's next list, so no
+// claim and no frontier goes through global memory; depths and parents are
+// stored there for the caller only, as the owner expands the vertex. One
+// cluster barrier ends each level.
+//
+// Counts rotate over three slots so that no block waits for another to
+// reset one: list L's count is appended to during level L - 1, read as
+// level L starts and reset by its owner during level L + 1. A block adds its
+// frontier to block 0's tally of the level; every block reads the tally of
+// level L - 1 during level L, and the first empty one ends the search at
+// the end of the level that saw it, in every block alike.
+
+// Compiled after ../common.cuh, whose prefetches it uses.
+#define EXTERN extern "C"
+
+#ifndef LIST
+#define LIST 1024u
+#endif
+#ifndef ROUND
+#define ROUND 4u
+#endif
+#define NONE VYRE_UNREACHED
+
+// Status bits.
+#define OVERFLOW_LIST 1u
+#define TOO_MANY_LEVELS 8u
+#define RANGE_TOO_WIDE 16u
+
+struct ClusterArgs {
+    const u32* offsets;
+    const u32* targets;
+    u32* depth;
+    u32* parent;
+    u32* status;  // [0] status bits, [1] levels of the search
+    const uint4* joined;  // with JOINED: per edge, its target, the target's row start and degree
+    u32 n, per, source, max_levels;
+    u32 bitmap_words;  // of dynamic shared memory per block
+};
+
+#ifdef JOINED
+#define TARGETS(a) (a.joined)
+#else
+#define TARGETS(a) (a.targets)
+#endif
+
+struct alignas(16) Entry {
+    u32 v, start, degree, parent;
+};
+
+__device__ __forceinline__ u32 cluster_rank() {
+    u32 r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return r;
+}
+// The address of `p` (this block's shared memory) in block `rank`'s.
+__device__ __forceinline__ u32 remote(const void* p, u32 rank) {
+    const u32 local = (u32)__cvta_generic_to_shared(p);
+    u32 r;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(local), "r"(rank));
+    return r;
+}
+__device__ __forceinline__ u32 remote_or(u32 addr, u32 x) {
+    u32 old;
+    asm volatile("atom.shared::cluster.or.b32 %0, [%1], %2;"
+                 : "=r"(old)
+                 : "r"(addr), "r"(x)
+                 : "memory");
+    return old;
+}
+__device__ __forceinline__ u32 remote_add(u32 addr, u32 x) {
+    u32 old;
+    asm volatile("atom.shared::cluster.add.u32 %0, [%1], %2;"
+                 : "=r"(old)
+                 : "r"(addr), "r"(x)
+                 : "memory");
+    return old;
+}
+__device__ __forceinline__ void remote_red_add(u32 addr, u32 x) {
+    asm volatile("red.shared::cluster.add.u32 [%0], %1;" : : "r"(addr), "r"(x) : "memory");
+}
+__device__ __forceinline__ u32 remote_load(u32 addr) {
+    u32 x;
+    asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(x) : "r"(addr) : "memory");
+    return x;
+}
+__device__ __forceinline__ void remote_store(u32 addr, Entry e) {
+    asm volatile("st.shared::cluster.v4.u32 [%0], {%1, %2, %3, %4};"
+                 :
+                 : "r"(addr), "r"(e.v), "r"(e.start), "r"(e.degree), "r"(e.parent)
+                 : "memory");
+}
+// Every thread of every block of the cluster; what each wrote to any
+// block's shared memory before is seen by all after.
+// (RELAXED_ARRIVE, to measure what the release costs, does not promise
+// that: run.py's checks are all that stand behind its results.)
+__device__ __forceinline__ void cluster_barrier() {
+#ifdef RELAXED_ARRIVE
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;\n\t"
+#else
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
+#endif
+                 "barrier.cluster.wait.acquire.aligned;"
+                 :
+                 :
+                 : "memory");
+}
+
+struct Lists {
+    Entry entry[2][LIST];  // list L in entry[L & 1]
+    u32 count[3];          // list L's in count[L % 3]
+    u32 tally[3];          // block 0: frontier of level L in tally[L % 3]
+    u32 stop;              // the level that ended the search, or NONE
+    u32 status;
+};
+
+EXTERN __global__ void __launch_bounds__(1024) cluster_bfs(ClusterArgs a) {
+    extern __shared__ u32 bitmap[];
+    __shared__ Lists lists;
+    const u32 t = threadIdx.x, width = blockDim.x, r = cluster_rank();
+    const u32 base = r * a.per;
+    const u32 end = base + a.per < a.n ? base + a.per : a.n;
+    for (u32 i = t; i < a.bitmap_words; i += width) bitmap[i] = 0;
+    if (t < 3) lists.count[t] = lists.tally[t] = 0;
+    __syncthreads();
+    if (t == 0) {
+        lists.stop = NONE;
+        lists.status = a.per > a.bitmap_words * 32 ? RANGE_TOO_WIDE : 0;
+        if (a.source >= base && a.source < end) {
+            const u32 s = a.source - base;
+            bitmap[s >> 5] = 1u << (s & 31);
+            const u32 start = a.offsets[a.source];
+            lists.entry[0][0] = Entry{a.source, start, a.offsets[a.source + 1] - start, a.source};
+            lists.count[0] = 1;
+        }
+    }
+    cluster_barrier();
+    for (u32 level = 0;; ++level) {
+        const u32 len_all = lists.count[level % 3];
+        const u32 len = len_all < LIST ? len_all : LIST;
+        const u32 next_depth = level + 1, nxt = next_depth & 1;
+        if (t == 0) {
+            if (len_all != 0) remote_red_add(remote(&lists.tally[level % 3], 0), len_all);
+            lists.count[(level + 2) % 3] = 0;
+            if (r == 0) lists.tally[(level + 1) % 3] = 0;
+            if (len_all > LIST) lists.status |= OVERFLOW_LIST;
+        }
+        // Loaded now, looked at after the expansion: the load's round trip
+        // overlaps it.
+        u32 tally_before = 1;
+        if (t == 32 && level > 0)
+            tally_before = remote_load(remote(&lists.tally[(level - 1) % 3], 0));
+        // Lanes walk the list in step, so that a warp's appends to this
+        // block's list take one shared atomic.
+        for (u32 i0 = 0; i0 < len; i0 += width) {
+            const u32 i = i0 + t;
+            const Entry cur = i < len ? lists.entry[level & 1][i] : Entry{NONE, 0, 0, 0};
+#ifndef STORE_AT_CLAIM
+            // Stored as the vertex is expanded, a level after its claim: the
+            // barrier's release waits for a block's global stores, and these
+            // are on their way while the level's loads are.
+            if (i < len) {
+                a.depth[cur.v] = level;
+                a.parent[cur.v] = cur.parent;
+            }
+#endif
+            for (u32 e0 = 0; __ballot_sync(VYRE_FULL_MASK, e0 < cur.degree) != 0; e0 += ROUND) {
+                u32 v[ROUND], r0[ROUND], r1[ROUND], old[ROUND], bit[ROUND], owner[ROUND];
+#pragma unroll
+                for (u32 j = 0; j < ROUND; ++j) {
+                    v[j] = NONE;
+                    r0[j] = r1[j] = 0;
+                    if (e0 + j >= cur.degree) continue;
+#ifdef JOINED
+                    // The edge's entry carries its target's row: one load, not two.
+                    const uint4 x = a.joined[cur.start + e0 + j];
+                    v[j] = x.x;
+                    r0[j] = x.y;
+                    r1[j] = x.y + x.z;
+#else
+                    v[j] = a.targets[cur.start + e0 + j];
+#endif
+                }
+                // Rows and claims together: neither waits for the other.
+#pragma unroll
+                for (u32 j = 0; j < ROUND; ++j) {
+                    old[j] = bit[j] = 1;
+                    owner[j] = r;
+                    if (v[j] == NONE) continue;
+#ifndef JOINED
+                    r0[j] = a.offsets[v[j]];
+                    r1[j] = a.offsets[v[j] + 1];
+#endif
+                    owner[j] = v[j] / a.per;
+                    const u32 b = v[j] - owner[j] * a.per;
+                    bit[j] = 1u << (b & 31);
+                    if (owner[j] == r)
+                        old[j] = atomicOr(&bitmap[b >> 5], bit[j]);
+                    else
+                        old[j] = remote_or(remote(&bitmap[b >> 5], owner[j]), bit[j]);
+                }
+#pragma unroll
+                for (u32 j = 0; j < ROUND; ++j) {
+                    const bool won = (old[j] & bit[j]) == 0;
+                    const Entry e{v[j], r0[j], r1[j] - r0[j], cur.v};
+#ifdef STORE_AT_CLAIM
+                    if (won) {
+                        a.depth[v[j]] = next_depth;
+                        a.parent[v[j]] = cur.v;
+                    }
+#endif
+                    const u32 mine = __ballot_sync(VYRE_FULL_MASK, won && owner[j] == r);
+                    if (mine != 0) {
+                        const u32 at = warp_slot(mine, &lists.count[next_depth % 3]);
+                        if (won && owner[j] == r && at < LIST) {
+                            lists.entry[nxt][at] = e;
+                            if (e.degree != 0) prefetch_l1(TARGETS(a) + e.start);
+                        }
+                    }
+                    if (won && owner[j] != r) {
+                        const u32 to = remote(&lists.count[next_depth % 3], owner[j]);
+                        const u32 at = remote_add(to, 1u);
+                        if (at < LIST) remote_store(remote(&lists.entry[nxt][at], owner[j]), e);
+                        if (e.degree != 0) prefetch_l2(TARGETS(a) + e.start);
+                    }
+                }
+            }
+        }
+        if (t == 32 && tally_before == 0) lists.stop = level - 1;
+        if (t == 0 && next_depth >= a.max_levels) {
+            lists.status |= TOO_MANY_LEVELS;
+            if (lists.stop == NONE) lists.stop = next_depth;
+        }
+        cluster_barrier();
+        if (lists.stop != NONE) break;
+    }
+    if (t == 0) {
+        if (lists.status != 0) atomicOr(&a.status[0], lists.status);
+        if (r == 0) a.status[1] = lists.stop;
+    }
+}
