@@ -268,7 +268,8 @@ def run_graph(name, n, off, tgt, reference, source, f, configs, repeats, profile
 
 
 class ClusterArgs(ctypes.Structure):
-    _fields_ = [(n, ctypes.c_uint64) for n in ["offsets", "targets", "depth", "parent", "status", "joined"]] + \
+    _fields_ = [(n, ctypes.c_uint64) for n in
+                ["offsets", "targets", "depth", "parent", "status", "joined", "spare"]] + \
                [(n, ctypes.c_uint32) for n in ["n", "per", "source", "max_levels", "bitmap_words"]]
 
 
@@ -310,8 +311,10 @@ def run_cluster(name, n, off, tgt, reference, source, f, configs, repeats, joine
         depth = torch.empty(n, dtype=torch.int32, device=DEV)
         parent = torch.empty(n, dtype=torch.int32, device=DEV)
         status = torch.zeros(2, dtype=torch.int32, device=DEV)
+        spare = torch.zeros(blocks * 4, dtype=torch.int64, device=DEV)
         args = ClusterArgs(off.data_ptr(), tgt.data_ptr(), depth.data_ptr(), parent.data_ptr(),
                            status.data_ptr(), 0 if joined is None else joined.data_ptr(),
+                           spare.data_ptr(),
                            n, per, source, levels + 16, words)
         params = (ctypes.c_void_p * 1)(ctypes.addressof(args))
         attr = LaunchAttr()
@@ -343,8 +346,17 @@ def run_cluster(name, n, off, tgt, reference, source, f, configs, repeats, joine
                 times.append(s.elapsed_time(e) * 1000.0)
         if ok and times:
             med = statistics.median(times)
-            rows.append(dict(graph=name, blocks=blocks, width=width, levels=levels, median_us=med,
-                             min_us=min(times), max_us=max(times), us_per_level=med / levels))
+            row = dict(graph=name, blocks=blocks, width=width, levels=levels, median_us=med,
+                       min_us=min(times), max_us=max(times), us_per_level=med / levels)
+            if int(spare[3]) != 0:
+                # Thread 0's ns a level expanding and at the barrier (last search).
+                sp = spare.view(blocks, 4).to(torch.float64)
+                per_level = sp[:, :2] / sp[:, 3:4].clamp(min=1)
+                mean, top = per_level.mean(0).tolist(), per_level.max(0).values.tolist()
+                row["ns_per_level_mean"], row["ns_per_level_max"] = mean, top
+                say(f"{name}: cluster of {blocks}x{width}: ns a level, mean (max) over blocks: "
+                    f"expand {mean[0]:.0f} ({top[0]:.0f}), barrier {mean[1]:.0f} ({top[1]:.0f})")
+            rows.append(row)
             say(f"{name}: cluster of {blocks} x {width}: {med/1000:.3f} ms ({min(times)/1000:.3f}-"
                 f"{max(times)/1000:.3f}), {levels} levels, {med/levels:.2f} us/level, checked")
     return rows
@@ -374,7 +386,9 @@ def main(out_dir, mtx, kernels):
     if "cluster" in kernels:
         for key, extra in [("cluster", []), ("cluster store-at-claim", [b"-DSTORE_AT_CLAIM"]),
                            ("cluster joined", [b"-DJOINED"]),
-                           ("cluster relaxed-arrive", [b"-DRELAXED_ARRIVE"])]:
+                           ("cluster relaxed-arrive", [b"-DRELAXED_ARRIVE"]),
+                           ("cluster joined relaxed-arrive", [b"-DJOINED", b"-DRELAXED_ARRIVE"]),
+                           ("cluster profile", [b"-DPROFILE"])]:
             clustered[key] = compile_kernel(program("cluster_owner.cu"),
                                             [b"--gpu-architecture=compute_90"] + extra, b"cluster_bfs")
     rows = []
@@ -399,7 +413,7 @@ def main(out_dir, mtx, kernels):
                 rows.append(row)
         for key, f in clustered.items():
             edges = None
-            if key == "cluster joined":
+            if "joined" in key:
                 # Preprocessing, timed apart from the searches.
                 t0 = time.perf_counter()
                 t64 = tgt.to(torch.int64)

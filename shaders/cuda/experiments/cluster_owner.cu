@@ -42,6 +42,7 @@ struct ClusterArgs {
     u32* parent;
     u32* status;  // [0] status bits, [1] levels of the search
     const uint4* joined;  // with JOINED: per edge, its target, the target's row start and degree
+    u64* spare;           // with PROFILE: [blocks * 4]
     u32 n, per, source, max_levels;
     u32 bitmap_words;  // of dynamic shared memory per block
 };
@@ -143,6 +144,12 @@ EXTERN __global__ void __launch_bounds__(1024) cluster_bfs(ClusterArgs a) {
         }
     }
     cluster_barrier();
+#ifdef PROFILE
+    // Thread 0's nanoseconds a level expanding (its warp's share) and at
+    // the barrier, summed over the levels.
+    u64 phase[2] = {0, 0};
+    u64 mark = globaltimer_ns();
+#endif
     for (u32 level = 0;; ++level) {
         const u32 len_all = lists.count[level % 3];
         const u32 len = len_all < LIST ? len_all : LIST;
@@ -239,7 +246,26 @@ EXTERN __global__ void __launch_bounds__(1024) cluster_bfs(ClusterArgs a) {
             lists.status |= TOO_MANY_LEVELS;
             if (lists.stop == NONE) lists.stop = next_depth;
         }
+#ifdef PROFILE
+        if (t == 0) {
+            const u64 now = globaltimer_ns();
+            phase[0] += now - mark;
+            mark = now;
+        }
+#endif
         cluster_barrier();
+#ifdef PROFILE
+        if (t == 0) {
+            const u64 now = globaltimer_ns();
+            phase[1] += now - mark;
+            mark = now;
+            if (lists.stop != NONE) {
+                a.spare[4 * r] = phase[0];
+                a.spare[4 * r + 1] = phase[1];
+                a.spare[4 * r + 3] = level + 1;
+            }
+        }
+#endif
         if (lists.stop != NONE) break;
     }
     if (t == 0) {
