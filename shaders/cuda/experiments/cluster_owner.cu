@@ -20,7 +20,14 @@
 // the end of the level that saw it, in every block alike.
 
 // Compiled after ../common.cuh, whose prefetches it uses.
+#ifdef VYRE_HOST_ORDERING
+#define EXTERN
+struct uint4 {
+    u32 x, y, z, w;
+};
+#else
 #define EXTERN extern "C"
+#endif
 
 #ifndef LIST
 #define LIST 1024u
@@ -53,23 +60,53 @@ struct ClusterArgs {
 #define TARGETS(a) (a.targets)
 #endif
 
+
 struct alignas(16) Entry {
     u32 v, start, degree, parent;
 };
 
+#ifdef VYRE_HOST_ORDERING
+// The CPU emulator's cluster (benches/owner_sync/check_cluster.cpp): blocks
+// are processes, so each block's "shared memory" (its Lists, then its bitmap
+// words) is a slot of emu_cluster_stride bytes in memory every process maps,
+// the cluster barrier is a process-shared barrier over every thread, and a
+// remote address is a pointer into another block's slot.
+typedef uintptr_t ClusterAddr;
+inline unsigned char* emu_cluster_base;
+inline size_t emu_cluster_stride;
+inline pthread_barrier_t* emu_cluster_barrier;
+inline u32 cluster_rank() { return blockIdx.x; }
+inline ClusterAddr remote(const void* p, u32 rank) {
+    const uintptr_t mine = (uintptr_t)(emu_cluster_base + blockIdx.x * emu_cluster_stride);
+    return (uintptr_t)p - mine + (uintptr_t)(emu_cluster_base + rank * emu_cluster_stride);
+}
+inline u32 remote_or(ClusterAddr a, u32 x) {
+    return __atomic_fetch_or((u32*)a, x, __ATOMIC_SEQ_CST);
+}
+inline u32 remote_add(ClusterAddr a, u32 x) {
+    return __atomic_fetch_add((u32*)a, x, __ATOMIC_SEQ_CST);
+}
+inline void remote_red_add(ClusterAddr a, u32 x) {
+    __atomic_fetch_add((u32*)a, x, __ATOMIC_RELAXED);
+}
+inline u32 remote_load(ClusterAddr a) { return __atomic_load_n((u32*)a, __ATOMIC_RELAXED); }
+inline void remote_store(ClusterAddr a, const Entry& e) { *(Entry*)a = e; }
+inline void cluster_barrier() { pthread_barrier_wait(emu_cluster_barrier); }
+#else
+typedef u32 ClusterAddr;
 __device__ __forceinline__ u32 cluster_rank() {
     u32 r;
     asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
     return r;
 }
 // The address of `p` (this block's shared memory) in block `rank`'s.
-__device__ __forceinline__ u32 remote(const void* p, u32 rank) {
+__device__ __forceinline__ ClusterAddr remote(const void* p, u32 rank) {
     const u32 local = (u32)__cvta_generic_to_shared(p);
     u32 r;
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(local), "r"(rank));
     return r;
 }
-__device__ __forceinline__ u32 remote_or(u32 addr, u32 x) {
+__device__ __forceinline__ u32 remote_or(ClusterAddr addr, u32 x) {
     u32 old;
     asm volatile("atom.shared::cluster.or.b32 %0, [%1], %2;"
                  : "=r"(old)
@@ -77,7 +114,7 @@ __device__ __forceinline__ u32 remote_or(u32 addr, u32 x) {
                  : "memory");
     return old;
 }
-__device__ __forceinline__ u32 remote_add(u32 addr, u32 x) {
+__device__ __forceinline__ u32 remote_add(ClusterAddr addr, u32 x) {
     u32 old;
     asm volatile("atom.shared::cluster.add.u32 %0, [%1], %2;"
                  : "=r"(old)
@@ -85,15 +122,15 @@ __device__ __forceinline__ u32 remote_add(u32 addr, u32 x) {
                  : "memory");
     return old;
 }
-__device__ __forceinline__ void remote_red_add(u32 addr, u32 x) {
+__device__ __forceinline__ void remote_red_add(ClusterAddr addr, u32 x) {
     asm volatile("red.shared::cluster.add.u32 [%0], %1;" : : "r"(addr), "r"(x) : "memory");
 }
-__device__ __forceinline__ u32 remote_load(u32 addr) {
+__device__ __forceinline__ u32 remote_load(ClusterAddr addr) {
     u32 x;
     asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(x) : "r"(addr) : "memory");
     return x;
 }
-__device__ __forceinline__ void remote_store(u32 addr, Entry e) {
+__device__ __forceinline__ void remote_store(ClusterAddr addr, Entry e) {
     asm volatile("st.shared::cluster.v4.u32 [%0], {%1, %2, %3, %4};"
                  :
                  : "r"(addr), "r"(e.v), "r"(e.start), "r"(e.degree), "r"(e.parent)
@@ -115,25 +152,33 @@ __device__ __forceinline__ void cluster_barrier() {
                  : "memory");
 }
 
+#endif
+
 struct Lists {
     Entry entry[2][LIST];  // list L in entry[L & 1]
     u32 count[3];          // list L's in count[L % 3]
     u32 tally[3];          // block 0: frontier of level L in tally[L % 3]
     u32 stop;              // the level that ended the search, or NONE
+    u32 stop_after;        // the loop's level after whose barrier the block stops, or NONE
     u32 status;
 };
 
 EXTERN __global__ void __launch_bounds__(1024) cluster_bfs(ClusterArgs a) {
+    const u32 t = threadIdx.x, width = blockDim.x, r = cluster_rank();
+#ifdef VYRE_HOST_ORDERING
+    Lists& lists = *(Lists*)(emu_cluster_base + r * emu_cluster_stride);
+    u32* bitmap = (u32*)(&lists + 1);
+#else
     extern __shared__ u32 bitmap[];
     __shared__ Lists lists;
-    const u32 t = threadIdx.x, width = blockDim.x, r = cluster_rank();
+#endif
     const u32 base = r * a.per;
     const u32 end = base + a.per < a.n ? base + a.per : a.n;
     for (u32 i = t; i < a.bitmap_words; i += width) bitmap[i] = 0;
     if (t < 3) lists.count[t] = lists.tally[t] = 0;
     __syncthreads();
     if (t == 0) {
-        lists.stop = NONE;
+        lists.stop = lists.stop_after = NONE;
         lists.status = a.per > a.bitmap_words * 32 ? RANGE_TOO_WIDE : 0;
         if (a.source >= base && a.source < end) {
             const u32 s = a.source - base;
@@ -233,7 +278,7 @@ EXTERN __global__ void __launch_bounds__(1024) cluster_bfs(ClusterArgs a) {
                         }
                     }
                     if (won && owner[j] != r) {
-                        const u32 to = remote(&lists.count[next_depth % 3], owner[j]);
+                        const ClusterAddr to = remote(&lists.count[next_depth % 3], owner[j]);
                         const u32 at = remote_add(to, 1u);
                         if (at < LIST) remote_store(remote(&lists.entry[nxt][at], owner[j]), e);
                         if (e.degree != 0) prefetch_l2(TARGETS(a) + e.start);
@@ -241,10 +286,14 @@ EXTERN __global__ void __launch_bounds__(1024) cluster_bfs(ClusterArgs a) {
                 }
             }
         }
-        if (t == 32 && tally_before == 0) lists.stop = level - 1;
+        if (t == 32 && tally_before == 0) {
+            lists.stop = level - 1;
+            lists.stop_after = level;
+        }
         if (t == 0 && next_depth >= a.max_levels) {
             lists.status |= TOO_MANY_LEVELS;
             if (lists.stop == NONE) lists.stop = next_depth;
+            lists.stop_after = level;
         }
 #ifdef PROFILE
         if (t == 0) {
@@ -259,14 +308,17 @@ EXTERN __global__ void __launch_bounds__(1024) cluster_bfs(ClusterArgs a) {
             const u64 now = globaltimer_ns();
             phase[1] += now - mark;
             mark = now;
-            if (lists.stop != NONE) {
+            if (lists.stop_after <= level) {
                 a.spare[4 * r] = phase[0];
                 a.spare[4 * r + 1] = phase[1];
                 a.spare[4 * r + 3] = level + 1;
             }
         }
 #endif
-        if (lists.stop != NONE) break;
+        // Written during a level, read after its barrier: a thread still
+        // reading the last level's flag may see the next level's write, so
+        // the flag names the level it ends.
+        if (lists.stop_after <= level) break;
     }
     if (t == 0) {
         if (lists.status != 0) atomicOr(&a.status[0], lists.status);

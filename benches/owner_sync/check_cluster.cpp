@@ -1,0 +1,45 @@
+// CPU check of shaders/cuda/experiments/cluster_owner.cu with vyre's CUDA
+// emulator: the cluster's blocks are processes whose "shared memory" slots
+// lie in memory they all map, so their claims, appends and tallies cross
+// blocks as on the GPU; the same searches as check.cpp against a serial BFS.
+// Built and run by check.sh.
+#include "cuda_emu.hpp"
+// The order run.py joins them in.
+#include "common.cuh"
+#include "experiments/cluster_owner.cu"
+
+#include "shapes.hpp"
+
+static bool check(const char* name, const Csr& g, u32 src, u32 blocks, u32 width, EmuDevice& dev) {
+    dev.reset();
+    const u32 per = (g.n + blocks - 1) / blocks;
+    const u32 words = (per + 31) / 32;
+    emu_cluster_stride = (sizeof(Lists) + words * 4 + 255) & ~size_t(255);
+    emu_cluster_base = dev.alloc<unsigned char>(blocks * emu_cluster_stride);
+    emu_cluster_barrier = dev.alloc<pthread_barrier_t>(1);
+    pthread_barrierattr_t attr;
+    pthread_barrierattr_init(&attr);
+    pthread_barrierattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
+    pthread_barrier_init(emu_cluster_barrier, &attr, blocks * width);
+    u32* depth = upload(dev, std::vector<u32>(g.n, NONE));
+    u32* parent = upload(dev, std::vector<u32>(g.n, NONE));
+    u32* status = upload(dev, std::vector<u32>(2, 0));
+    u64* spare = upload(dev, std::vector<u64>(4 * blocks, 0));
+    const ClusterArgs a{upload(dev, g.off), upload(dev, g.tgt), depth, parent, status, nullptr,
+                        spare, g.n, per, src, g.n + 4, words};
+    const bool launched = emu_launch(cluster_bfs, blocks, width, a, 0, 120);
+    if (!launched) {
+        std::printf("%s: the launch failed\n", name);
+        return false;
+    }
+    return matches_bfs(name, g, src, blocks, width, depth, parent, status);
+}
+
+int main() {
+    EmuDevice dev;
+    dev.init(512ull << 20);
+    const bool ok = every_shape([&](const char* name, const Csr& g, u32 src, u32 blocks,
+                                    u32 width) { return check(name, g, src, blocks, width, dev); });
+    std::printf(ok ? "every search matched\n" : "FAILURES\n");
+    return ok ? 0 : 1;
+}
