@@ -27,19 +27,8 @@ static bool check(const char* name, const Csr& g, u32 src, u32 blocks, u32 width
     u64* spare = upload(dev, std::vector<u64>(4 * blocks, 0));
     const ClusterArgs a{upload(dev, g.off), upload(dev, g.tgt), depth, parent, status, nullptr,
                         spare, g.n, per, src, g.n + 4, words};
-    const bool launched = emu_launch(cluster_bfs, blocks, width, a, 0, 120);
-    if (!launched) {
-        std::printf("%s: the launch failed\n", name);
-        return false;
-    }
-    return matches_bfs(name, g, src, blocks, width, depth, parent, status);
+    return launched_and_matches(emu_launch(cluster_bfs, blocks, width, a, 0, 120), name, g, src,
+                                blocks, width, depth, parent, status);
 }
 
-int main() {
-    EmuDevice dev;
-    dev.init(512ull << 20);
-    const bool ok = every_shape([&](const char* name, const Csr& g, u32 src, u32 blocks,
-                                    u32 width) { return check(name, g, src, blocks, width, dev); });
-    std::printf(ok ? "every search matched\n" : "FAILURES\n");
-    return ok ? 0 : 1;
-}
+int main() { return check_every_shape(check); }

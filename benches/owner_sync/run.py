@@ -167,15 +167,46 @@ def occupancy(f, width):
     return occ.value
 
 
-def launch(f, blocks, width, params):
-    """One cooperative launch timed with device events: (result, microseconds)."""
+def timed(start):
+    """Run `start()` (a launch, returning its CUresult) between two device
+    events: (result, microseconds)."""
     torch.cuda.synchronize()
     s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     s.record()
-    r = cuda.cuLaunchCooperativeKernel(f, blocks, 1, 1, width, 1, 1, 0, None, params)
+    r = start()
     e.record()
     torch.cuda.synchronize()
     return r, s.elapsed_time(e) * 1000.0
+
+
+def checked_times(label, repeats, reset, start, out, reference, off64, tgt64):
+    """One untimed and `repeats` timed searches, each after `reset()` and each
+    checked (`out`: status, depth and parent tensors): their microseconds, or
+    None after a launch error or a wrong search."""
+    status, depth, parent = out
+    ref, levels = reference
+    times = []
+    for rep in range(repeats + 1):
+        reset()
+        r, us = timed(start)
+        if r != 0:
+            say(f"{label}: launch error {r}")
+            return None
+        st = status.tolist()
+        if not correct(st, depth, parent, ref, levels, off64, tgt64):
+            say(f"{label}: WRONG (status {st}, levels {levels})")
+            return None
+        if rep > 0:
+            times.append(us)
+    return times
+
+
+def phase_means(spare, blocks, phases):
+    """Per-block sums of `phases` phases and a level count in `spare` (4 words
+    a block): each phase's ns a level, mean and max over the blocks."""
+    sp = spare.view(blocks, 4).to(torch.float64)
+    per_level = sp[:, :phases] / sp[:, 3:4].clamp(min=1)
+    return per_level.mean(0).tolist(), per_level.max(0).values.tolist()
 
 
 def correct(st, depth, parent, ref, levels, off64, tgt64):
@@ -201,7 +232,7 @@ def correct(st, depth, parent, ref, levels, off64, tgt64):
 
 
 def run_graph(name, n, off, tgt, reference, source, f, configs, repeats, profile=False):
-    ref, levels = reference
+    levels = reference[1]
     off64, tgt64 = off.to(torch.int64), tgt.to(torch.int64)
     rows = []
     for blocks, width in configs:
@@ -226,37 +257,25 @@ def run_graph(name, n, off, tgt, reference, source, f, configs, repeats, profile
                     spare.data_ptr(), n, per, source, max_levels)
         params = (ctypes.c_void_p * 1)(ctypes.addressof(args))
         occ = occupancy(f, width)
-        times = []
-        ok = True
-        for rep in range(repeats + 1):
+
+        def reset():
+            for x in (words, lw, status):
+                x.zero_()
             depth.fill_(-1)
             parent.fill_(-1)
-            words.zero_()
-            lw.zero_()
-            status.zero_()
-            r, us = launch(f, blocks, width, params)
-            if r != 0:
-                say(f"{name}: {blocks}x{width}: launch error {r} (occupancy {occ} a SM)")
-                ok = False
-                break
-            st = status.tolist()
-            good = correct(st, depth, parent, ref, levels, off64, tgt64)
-            if not good:
-                say(f"{name}: {blocks}x{width}: WRONG (status {st}, levels {levels})")
-                ok = False
-                break
-            if rep > 0:
-                times.append(us)
-        if ok and times:
+
+        times = checked_times(f"{name}: {blocks}x{width} (occupancy {occ} a SM)", repeats, reset,
+                              lambda: cuda.cuLaunchCooperativeKernel(f, blocks, 1, 1, width, 1, 1, 0,
+                                                                     None, params),
+                              (status, depth, parent), reference, off64, tgt64)
+        if times:
             med = statistics.median(times)
             row = dict(graph=name, blocks=blocks, width=width, levels=levels, median_us=med,
                        min_us=min(times), max_us=max(times), us_per_level=med / levels,
                        occupancy=occ)
             if profile:
                 # Each block's nanoseconds a level in its three phases (last search).
-                sp = spare.view(blocks, 4).to(torch.float64)
-                per_level = sp[:, :3] / sp[:, 3:4].clamp(min=1)
-                mean, top = per_level.mean(0).tolist(), per_level.max(0).values.tolist()
+                mean, top = phase_means(spare, blocks, 3)
                 row["ns_per_level_mean"], row["ns_per_level_max"] = mean, top
                 say(f"{name}: {blocks}x{width}: ns a level, mean (max) over blocks: expand "
                     f"{mean[0]:.0f} ({top[0]:.0f}), publish and wait {mean[1]:.0f} ({top[1]:.0f}), "
@@ -297,7 +316,7 @@ CLUSTER_DYNAMIC_MAX = 227 * 1024 - 33 * 1024
 def run_cluster(name, n, off, tgt, reference, source, f, configs, repeats, joined=None):
     """cluster_owner.cu: one cluster of `blocks` blocks runs the whole search
     (with `joined`, the JOINED build: each edge's target beside its row)."""
-    ref, levels = reference
+    levels = reference[1]
     off64, tgt64 = off.to(torch.int64), tgt.to(torch.int64)
     check(cuda.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1), "non-portable")
     rows = []
@@ -321,38 +340,22 @@ def run_cluster(name, n, off, tgt, reference, source, f, configs, repeats, joine
         attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
         attr.value[0], attr.value[1], attr.value[2] = blocks, 1, 1
         cfg = LaunchConfig(blocks, 1, 1, width, 1, 1, words * 4, None, ctypes.pointer(attr), 1)
-        times = []
-        ok = True
-        for rep in range(repeats + 1):
+
+        def reset():
+            status.zero_()
             depth.fill_(-1)
             parent.fill_(-1)
-            status.zero_()
-            torch.cuda.synchronize()
-            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            s.record()
-            r = cuda.cuLaunchKernelEx(ctypes.byref(cfg), f, params, None)
-            e.record()
-            torch.cuda.synchronize()
-            if r != 0:
-                say(f"{name}: cluster of {blocks}x{width}: launch error {r}")
-                ok = False
-                break
-            st = status.tolist()
-            if not correct(st, depth, parent, ref, levels, off64, tgt64):
-                say(f"{name}: cluster of {blocks}x{width}: WRONG (status {st}, levels {levels})")
-                ok = False
-                break
-            if rep > 0:
-                times.append(s.elapsed_time(e) * 1000.0)
-        if ok and times:
+
+        times = checked_times(f"{name}: cluster of {blocks}x{width}", repeats, reset,
+                              lambda: cuda.cuLaunchKernelEx(ctypes.byref(cfg), f, params, None),
+                              (status, depth, parent), reference, off64, tgt64)
+        if times:
             med = statistics.median(times)
             row = dict(graph=name, blocks=blocks, width=width, levels=levels, median_us=med,
                        min_us=min(times), max_us=max(times), us_per_level=med / levels)
             if int(spare[3]) != 0:
                 # Thread 0's ns a level expanding and at the barrier (last search).
-                sp = spare.view(blocks, 4).to(torch.float64)
-                per_level = sp[:, :2] / sp[:, 3:4].clamp(min=1)
-                mean, top = per_level.mean(0).tolist(), per_level.max(0).values.tolist()
+                mean, top = phase_means(spare, blocks, 2)
                 row["ns_per_level_mean"], row["ns_per_level_max"] = mean, top
                 say(f"{name}: cluster of {blocks}x{width}: ns a level, mean (max) over blocks: "
                     f"expand {mean[0]:.0f} ({top[0]:.0f}), barrier {mean[1]:.0f} ({top[1]:.0f})")

@@ -127,3 +127,27 @@ static bool every_shape(Check check) {
     ok &= check("no edges", from_edges(50, {}, false), 20, 3, 64);
     return ok;
 }
+
+// The end of a check: whether the launch ran, and then whether its search
+// matched the serial BFS; prints a line either way.
+static bool launched_and_matches(bool launched, const char* name, const Csr& g, u32 src,
+                                 u32 blocks, u32 width, const u32* depth, const u32* parent,
+                                 const u32* status) {
+    if (!launched) {
+        std::printf("%s: the launch failed\n", name);
+        return false;
+    }
+    return matches_bfs(name, g, src, blocks, width, depth, parent, status);
+}
+
+// A check's main: `check(name, graph, source, blocks, width, device)` on
+// every shape, with one emulated device.
+template <class Check>
+static int check_every_shape(Check check) {
+    EmuDevice dev;
+    dev.init(512ull << 20);
+    const bool ok = every_shape([&](const char* name, const Csr& g, u32 src, u32 blocks,
+                                    u32 width) { return check(name, g, src, blocks, width, dev); });
+    std::printf(ok ? "every search matched\n" : "FAILURES\n");
+    return ok ? 0 : 1;
+}

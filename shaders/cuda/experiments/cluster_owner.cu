@@ -106,22 +106,18 @@ __device__ __forceinline__ ClusterAddr remote(const void* p, u32 rank) {
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(local), "r"(rank));
     return r;
 }
-__device__ __forceinline__ u32 remote_or(ClusterAddr addr, u32 x) {
-    u32 old;
-    asm volatile("atom.shared::cluster.or.b32 %0, [%1], %2;"
-                 : "=r"(old)
-                 : "r"(addr), "r"(x)
-                 : "memory");
-    return old;
-}
-__device__ __forceinline__ u32 remote_add(ClusterAddr addr, u32 x) {
-    u32 old;
-    asm volatile("atom.shared::cluster.add.u32 %0, [%1], %2;"
-                 : "=r"(old)
-                 : "r"(addr), "r"(x)
-                 : "memory");
-    return old;
-}
+// Atomic `op` on a word of a block's shared memory, returning the old value.
+#define REMOTE_ATOMIC(name, op)                                           \
+    __device__ __forceinline__ u32 name(ClusterAddr addr, u32 x) {       \
+        u32 old;                                                          \
+        asm volatile("atom.shared::cluster." op " %0, [%1], %2;"          \
+                     : "=r"(old)                                          \
+                     : "r"(addr), "r"(x)                                  \
+                     : "memory");                                         \
+        return old;                                                       \
+    }
+REMOTE_ATOMIC(remote_or, "or.b32")
+REMOTE_ATOMIC(remote_add, "add.u32")
 __device__ __forceinline__ void remote_red_add(ClusterAddr addr, u32 x) {
     asm volatile("red.shared::cluster.add.u32 [%0], %1;" : : "r"(addr), "r"(x) : "memory");
 }
