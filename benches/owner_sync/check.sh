@@ -2,8 +2,8 @@
 # Whole searches of the owner-computes kernel on vyre's CPU emulator, checked
 # against a serial BFS (depths, parents, level count): as it is, and with
 # entries read beside the neighbours' words (SPECULATE), and with its phases
-# timed (PROFILE); then the one-cluster kernel (check_cluster.cpp). A few
-# minutes.
+# timed (PROFILE); then the one-cluster kernel (check_cluster.cpp) as it is,
+# storing at the claim, with joined edges and profiled. A few minutes.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 dir="$(mktemp -d)"
@@ -13,7 +13,9 @@ for variant in "" "-DSPECULATE=4u" "-DPROFILE"; do
         -I"$root/shaders/cuda" -o "$dir/check" "$root/benches/owner_sync/check.cpp"
     "$dir/check"
 done
-echo "== cluster_owner"
-g++ -O1 -std=c++20 -pthread -I"$root/crates/vyre-cuda/emu" -I"$root/shaders/cuda" \
-    -o "$dir/check_cluster" "$root/benches/owner_sync/check_cluster.cpp"
-"$dir/check_cluster"
+for variant in "" "-DSTORE_AT_CLAIM" "-DJOINED" "-DPROFILE"; do
+    echo "== cluster_owner ${variant:-as it is}"
+    g++ -O1 -std=c++20 -pthread $variant -I"$root/crates/vyre-cuda/emu" \
+        -I"$root/shaders/cuda" -o "$dir/check_cluster" "$root/benches/owner_sync/check_cluster.cpp"
+    "$dir/check_cluster"
+done

@@ -25,8 +25,11 @@ static bool check(const char* name, const Csr& g, u32 src, u32 blocks, u32 width
     u32* parent = upload(dev, std::vector<u32>(g.n, NONE));
     u32* status = upload(dev, std::vector<u32>(2, 0));
     u64* spare = upload(dev, std::vector<u64>(4 * blocks, 0));
-    const ClusterArgs a{upload(dev, g.off), upload(dev, g.tgt), depth, parent, status, nullptr,
-                        spare, g.n, per, src, g.n + 4, words};
+    // Each edge's target beside its row, for the JOINED build.
+    std::vector<uint4> joined;
+    for (u32 t : g.tgt) joined.push_back({t, g.off[t], g.off[t + 1] - g.off[t], 0});
+    const ClusterArgs a{upload(dev, g.off), upload(dev, g.tgt), depth, parent, status,
+                        upload(dev, joined), spare, g.n, per, src, g.n + 4, words};
     return launched_and_matches(emu_launch(cluster_bfs, blocks, width, a, 0, 120), name, g, src,
                                 blocks, width, depth, parent, status);
 }

@@ -381,19 +381,21 @@ def main(out_dir, mtx, kernels):
     variants = {}
     # Polls 20 ns apart or back to back; a neighbour's entries read after
     # its word, or (up to 4) beside it.
-    for key, extra in [("base", []), ("spin", [b"-DPAUSE_NS=0"]), ("early", [b"-DSPECULATE=4u"]),
-                       ("early+spin", [b"-DSPECULATE=4u", b"-DPAUSE_NS=0"]), ("profile", [b"-DPROFILE"])]:
-        if "owner" in kernels:
+    if "owner" in kernels:
+        for key, extra in [("base", []), ("spin", [b"-DPAUSE_NS=0"]), ("early", [b"-DSPECULATE=4u"]),
+                           ("early+spin", [b"-DSPECULATE=4u", b"-DPAUSE_NS=0"]),
+                           ("profile", [b"-DPROFILE"])]:
             variants[key] = compile_kernel(src, [b"--gpu-architecture=compute_90"] + extra)
     clustered = {}
     if "cluster" in kernels:
+        cluster_src = program("cluster_owner.cu")
         for key, extra in [("cluster", []), ("cluster store-at-claim", [b"-DSTORE_AT_CLAIM"]),
                            ("cluster joined", [b"-DJOINED"]),
                            ("cluster relaxed-arrive", [b"-DRELAXED_ARRIVE"]),
                            ("cluster joined relaxed-arrive", [b"-DJOINED", b"-DRELAXED_ARRIVE"]),
                            ("cluster profile", [b"-DPROFILE"])]:
-            clustered[key] = compile_kernel(program("cluster_owner.cu"),
-                                            [b"--gpu-architecture=compute_90"] + extra, b"cluster_bfs")
+            clustered[key] = compile_kernel(cluster_src, [b"--gpu-architecture=compute_90"] + extra,
+                                            b"cluster_bfs")
     rows = []
     graphs = [("grid 3000x3000", lambda: grid(3000, 3000)), ("grid 1000x1000", lambda: grid(1000, 1000)),
               ("chain 200000", lambda: chain(200000))]
@@ -408,8 +410,6 @@ def main(out_dir, mtx, kernels):
                 configs = [(2, 64), (8, 64), (132, 64)] if key == "base" else [(8, 64)]
             if name.startswith("lux"):
                 configs = [(16, 64), (32, 64), (64, 64), (132, 64)] if key == "base" else [(32, 64)]
-            if not configs:
-                continue
             for row in run_graph(f"{name} [{key}]", n, off, tgt, reference, 0, f, configs, 5,
                                  profile=key == "profile"):
                 row["graph"], row["variant"] = name, key

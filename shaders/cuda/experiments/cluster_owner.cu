@@ -60,7 +60,6 @@ struct ClusterArgs {
 #define TARGETS(a) (a.targets)
 #endif
 
-
 struct alignas(16) Entry {
     u32 v, start, degree, parent;
 };
@@ -182,6 +181,11 @@ EXTERN __global__ void __launch_bounds__(1024) cluster_bfs(ClusterArgs a) {
             const u32 start = a.offsets[a.source];
             lists.entry[0][0] = Entry{a.source, start, a.offsets[a.source + 1] - start, a.source};
             lists.count[0] = 1;
+#ifdef STORE_AT_CLAIM
+            // Nothing claims the source, so it is stored here.
+            a.depth[a.source] = 0;
+            a.parent[a.source] = a.source;
+#endif
         }
     }
     cluster_barrier();
