@@ -24,7 +24,7 @@ static bool check(const char* name, const Csr& g, u32 src, u32 blocks, u32 width
     u32* depth = upload(dev, std::vector<u32>(g.n, NONE));
     u32* parent = upload(dev, std::vector<u32>(g.n, NONE));
     u32* status = upload(dev, std::vector<u32>(2, 0));
-    u64* spare = upload(dev, std::vector<u64>(4 * blocks, 0));
+    u64* spare = upload(dev, std::vector<u64>(8 * blocks, 0));
     // Each edge's target beside its row, for the JOINED build.
     std::vector<uint4> joined;
     for (u32 t : g.tgt) joined.push_back({t, g.off[t], g.off[t + 1] - g.off[t], 0});

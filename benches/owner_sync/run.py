@@ -201,10 +201,11 @@ def checked_times(label, repeats, reset, start, out, reference, off64, tgt64):
     return times
 
 
-def phase_means(spare, blocks, phases):
-    """Per-block sums of `phases` phases and a level count in `spare` (4 words
-    a block): each phase's ns a level, mean and max over the blocks."""
-    sp = spare.view(blocks, 4).to(torch.float64)
+def phase_means(spare, blocks, phases, slots=4):
+    """Per-block sums of `phases` phases and a level count (word 3) in
+    `spare` (`slots` words a block): each phase's ns a level, mean and max
+    over the blocks."""
+    sp = spare.view(blocks, slots).to(torch.float64)
     per_level = sp[:, :phases] / sp[:, 3:4].clamp(min=1)
     return per_level.mean(0).tolist(), per_level.max(0).values.tolist()
 
@@ -330,7 +331,7 @@ def run_cluster(name, n, off, tgt, reference, source, f, configs, repeats, joine
         depth = torch.empty(n, dtype=torch.int32, device=DEV)
         parent = torch.empty(n, dtype=torch.int32, device=DEV)
         status = torch.zeros(2, dtype=torch.int32, device=DEV)
-        spare = torch.zeros(blocks * 4, dtype=torch.int64, device=DEV)
+        spare = torch.zeros(blocks * 8, dtype=torch.int64, device=DEV)
         args = ClusterArgs(off.data_ptr(), tgt.data_ptr(), depth.data_ptr(), parent.data_ptr(),
                            status.data_ptr(), 0 if joined is None else joined.data_ptr(),
                            spare.data_ptr(),
@@ -354,11 +355,17 @@ def run_cluster(name, n, off, tgt, reference, source, f, configs, repeats, joine
             row = dict(graph=name, blocks=blocks, width=width, levels=levels, median_us=med,
                        min_us=min(times), max_us=max(times), us_per_level=med / levels)
             if int(spare[3]) != 0:
-                # Thread 0's ns a level expanding and at the barrier (last search).
-                mean, top = phase_means(spare, blocks, 2)
+                # Thread 0's ns a level expanding and at the barrier (last
+                # search), and until its first rows and claims were back, a
+                # level it had a vertex in (words 2 and 4).
+                mean, top = phase_means(spare, blocks, 2, 8)
+                sp = spare.view(blocks, 8).to(torch.float64)
+                first = (sp[:, 2].sum() / sp[:, 4].sum().clamp(min=1)).item()
                 row["ns_per_level_mean"], row["ns_per_level_max"] = mean, top
+                row["ns_to_first_claims"] = first
                 say(f"{name}: cluster of {blocks}x{width}: ns a level, mean (max) over blocks: "
-                    f"expand {mean[0]:.0f} ({top[0]:.0f}), barrier {mean[1]:.0f} ({top[1]:.0f})")
+                    f"expand {mean[0]:.0f} ({top[0]:.0f}), barrier {mean[1]:.0f} ({top[1]:.0f}); "
+                    f"level start to first rows and claims back {first:.0f}")
             rows.append(row)
             say(f"{name}: cluster of {blocks} x {width}: {med/1000:.3f} ms ({min(times)/1000:.3f}-"
                 f"{max(times)/1000:.3f}), {levels} levels, {med/levels:.2f} us/level, checked")
@@ -393,7 +400,8 @@ def main(out_dir, mtx, kernels):
                            ("cluster joined", [b"-DJOINED"]),
                            ("cluster relaxed-arrive", [b"-DRELAXED_ARRIVE"]),
                            ("cluster joined relaxed-arrive", [b"-DJOINED", b"-DRELAXED_ARRIVE"]),
-                           ("cluster profile", [b"-DPROFILE"])]:
+                           ("cluster profile", [b"-DPROFILE"]),
+                           ("cluster joined profile", [b"-DJOINED", b"-DPROFILE"])]:
             clustered[key] = compile_kernel(cluster_src, [b"--gpu-architecture=compute_90"] + extra,
                                             b"cluster_bfs")
     rows = []

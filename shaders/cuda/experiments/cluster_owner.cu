@@ -49,7 +49,7 @@ struct ClusterArgs {
     u32* parent;
     u32* status;  // [0] status bits, [1] levels of the search
     const uint4* joined;  // with JOINED: per edge, its target, the target's row start and degree
-    u64* spare;           // with PROFILE: [blocks * 4]
+    u64* spare;           // with PROFILE: [blocks * 8]
     u32 n, per, source, max_levels;
     u32 bitmap_words;  // of dynamic shared memory per block
 };
@@ -191,8 +191,10 @@ EXTERN __global__ void __launch_bounds__(1024) cluster_bfs(ClusterArgs a) {
     cluster_barrier();
 #ifdef PROFILE
     // Thread 0's nanoseconds a level expanding (its warp's share) and at
-    // the barrier, summed over the levels.
-    u64 phase[2] = {0, 0};
+    // the barrier, summed over the levels; and over the levels where it had
+    // a vertex, from the level's start until its first edges' rows and
+    // claims had returned.
+    u64 phase[3] = {0, 0, 0}, worked = 0;
     u64 mark = globaltimer_ns();
 #endif
     for (u32 level = 0;; ++level) {
@@ -259,6 +261,19 @@ EXTERN __global__ void __launch_bounds__(1024) cluster_bfs(ClusterArgs a) {
                     else
                         old[j] = remote_or(remote(&bitmap[b >> 5], owner[j]), bit[j]);
                 }
+#ifdef PROFILE
+                if (t == 0 && i0 == 0 && e0 == 0 && cur.degree != 0) {
+                    // A branch on every returned word, so the clock is read
+                    // after they are back, not when the loads were issued.
+                    u32 all = 0;
+#pragma unroll
+                    for (u32 j = 0; j < ROUND; ++j) all ^= old[j] ^ r0[j] ^ r1[j];
+                    if (all != 0x9e3779b9u) {
+                        phase[2] += globaltimer_ns() - mark;
+                        ++worked;
+                    }
+                }
+#endif
 #pragma unroll
                 for (u32 j = 0; j < ROUND; ++j) {
                     const bool won = (old[j] & bit[j]) == 0;
@@ -309,9 +324,11 @@ EXTERN __global__ void __launch_bounds__(1024) cluster_bfs(ClusterArgs a) {
             phase[1] += now - mark;
             mark = now;
             if (lists.stop_after <= level) {
-                a.spare[4 * r] = phase[0];
-                a.spare[4 * r + 1] = phase[1];
-                a.spare[4 * r + 3] = level + 1;
+                a.spare[8 * r] = phase[0];
+                a.spare[8 * r + 1] = phase[1];
+                a.spare[8 * r + 2] = phase[2];
+                a.spare[8 * r + 3] = level + 1;
+                a.spare[8 * r + 4] = worked;
             }
         }
 #endif
