@@ -13,8 +13,11 @@
 static bool check(const char* name, const Csr& g, u32 src, u32 blocks, u32 width, EmuDevice& dev) {
     dev.reset();
     const u32 per = (g.n + blocks - 1) / blocks;
-    const u32 words = (per + 31) / 32;
-    emu_cluster_stride = (sizeof(Lists) + words * 4 + 255) & ~size_t(255);
+    const u32 words = (per + 127) / 128 * 4;
+    // Few enough copied entries that larger levels also take the way
+    // around a full buffer (BULK).
+    const u32 edge_slots = 48;
+    emu_cluster_stride = (sizeof(Lists) + words * 4 + 2 * edge_slots * 16 + 255) & ~size_t(255);
     emu_cluster_base = dev.alloc<unsigned char>(blocks * emu_cluster_stride);
     emu_cluster_barrier = dev.alloc<pthread_barrier_t>(1);
     pthread_barrierattr_t attr;
@@ -29,7 +32,7 @@ static bool check(const char* name, const Csr& g, u32 src, u32 blocks, u32 width
     std::vector<uint4> joined;
     for (u32 t : g.tgt) joined.push_back({t, g.off[t], g.off[t + 1] - g.off[t], 0});
     const ClusterArgs a{upload(dev, g.off), upload(dev, g.tgt), depth, parent, status,
-                        upload(dev, joined), spare, g.n, per, src, g.n + 4, words};
+                        upload(dev, joined), spare, g.n, per, src, g.n + 4, words, edge_slots};
     return launched_and_matches(emu_launch(cluster_bfs, blocks, width, a, 0, 120), name, g, src,
                                 blocks, width, depth, parent, status);
 }

@@ -2,7 +2,9 @@
 shaders/cuda/experiments/owner_sync.cu, run
 it on grids, a chain and the road network, check every search, time it with
 device events; the same for shaders/cuda/experiments/cluster_owner.cu.
-Usage: run.py OUT_DIR [MTX_GZ] [KERNELS: owner,cluster]"""
+Usage: run.py OUT_DIR [MTX_GZ] [KERNELS: owner,cluster,bulk]
+(bulk: cluster_owner.cu's BULK builds, apart so that a fault of theirs
+leaves the other figures in place)"""
 import ctypes, glob, gzip, json, os, statistics, sys, time
 
 import torch
@@ -290,7 +292,8 @@ def run_graph(name, n, off, tgt, reference, source, f, configs, repeats, profile
 class ClusterArgs(ctypes.Structure):
     _fields_ = [(n, ctypes.c_uint64) for n in
                 ["offsets", "targets", "depth", "parent", "status", "joined", "spare"]] + \
-               [(n, ctypes.c_uint32) for n in ["n", "per", "source", "max_levels", "bitmap_words"]]
+               [(n, ctypes.c_uint32) for n in ["n", "per", "source", "max_levels", "bitmap_words",
+                                               "edge_slots"]]
 
 
 class LaunchAttr(ctypes.Structure):
@@ -312,22 +315,28 @@ CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
 CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14
 # Shared memory a block of the H100/H200 may have, less cluster_owner.cu's static lists.
 CLUSTER_DYNAMIC_MAX = 227 * 1024 - 33 * 1024
+# Copied edge entries (16 bytes) a list of a BULK build may hold at most.
+EDGE_SLOTS_MAX = 4096
 
 
-def run_cluster(name, n, off, tgt, reference, source, f, configs, repeats, joined=None):
+def run_cluster(name, n, off, tgt, reference, source, f, configs, repeats, joined=None, bulk=False):
     """cluster_owner.cu: one cluster of `blocks` blocks runs the whole search
-    (with `joined`, the JOINED build: each edge's target beside its row)."""
+    (with `joined`, the JOINED build: each edge's target beside its row; with
+    `bulk`, a BULK build, given what shared memory the bitmap leaves for
+    copied entries)."""
     levels = reference[1]
     off64, tgt64 = off.to(torch.int64), tgt.to(torch.int64)
     check(cuda.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1), "non-portable")
     rows = []
     for blocks, width in configs:
         per = (n + blocks - 1) // blocks
-        words = (per + 31) // 32
+        words = (per + 127) // 128 * 4  # copied entries after the bitmap start 16-byte aligned
         if words * 4 > CLUSTER_DYNAMIC_MAX:
             say(f"{name}: {blocks} blocks own {per} vertices each, more than shared memory holds, skipped")
             continue
-        check(cuda.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, words * 4), "smem")
+        slots = min(EDGE_SLOTS_MAX, (CLUSTER_DYNAMIC_MAX - words * 4) // 32) if bulk else 0
+        smem = words * 4 + slots * 32
+        check(cuda.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem), "smem")
         depth = torch.empty(n, dtype=torch.int32, device=DEV)
         parent = torch.empty(n, dtype=torch.int32, device=DEV)
         status = torch.zeros(2, dtype=torch.int32, device=DEV)
@@ -335,12 +344,12 @@ def run_cluster(name, n, off, tgt, reference, source, f, configs, repeats, joine
         args = ClusterArgs(off.data_ptr(), tgt.data_ptr(), depth.data_ptr(), parent.data_ptr(),
                            status.data_ptr(), 0 if joined is None else joined.data_ptr(),
                            spare.data_ptr(),
-                           n, per, source, levels + 16, words)
+                           n, per, source, levels + 16, words, slots)
         params = (ctypes.c_void_p * 1)(ctypes.addressof(args))
         attr = LaunchAttr()
         attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
         attr.value[0], attr.value[1], attr.value[2] = blocks, 1, 1
-        cfg = LaunchConfig(blocks, 1, 1, width, 1, 1, words * 4, None, ctypes.pointer(attr), 1)
+        cfg = LaunchConfig(blocks, 1, 1, width, 1, 1, smem, None, ctypes.pointer(attr), 1)
 
         def reset():
             status.zero_()
@@ -353,7 +362,8 @@ def run_cluster(name, n, off, tgt, reference, source, f, configs, repeats, joine
         if times:
             med = statistics.median(times)
             row = dict(graph=name, blocks=blocks, width=width, levels=levels, median_us=med,
-                       min_us=min(times), max_us=max(times), us_per_level=med / levels)
+                       min_us=min(times), max_us=max(times), us_per_level=med / levels,
+                       edge_slots=slots)
             if int(spare[3]) != 0:
                 # Thread 0's ns a level expanding and at the barrier (last
                 # search), and until its first rows and claims were back, a
@@ -394,14 +404,20 @@ def main(out_dir, mtx, kernels):
                            ("profile", [b"-DPROFILE"])]:
             variants[key] = compile_kernel(src, [b"--gpu-architecture=compute_90"] + extra)
     clustered = {}
+    cluster_builds = []
     if "cluster" in kernels:
-        cluster_src = program("cluster_owner.cu")
-        for key, extra in [("cluster", []), ("cluster store-at-claim", [b"-DSTORE_AT_CLAIM"]),
+        cluster_builds += [("cluster", []), ("cluster store-at-claim", [b"-DSTORE_AT_CLAIM"]),
                            ("cluster joined", [b"-DJOINED"]),
                            ("cluster relaxed-arrive", [b"-DRELAXED_ARRIVE"]),
                            ("cluster joined relaxed-arrive", [b"-DJOINED", b"-DRELAXED_ARRIVE"]),
                            ("cluster profile", [b"-DPROFILE"]),
-                           ("cluster joined profile", [b"-DJOINED", b"-DPROFILE"])]:
+                           ("cluster joined profile", [b"-DJOINED", b"-DPROFILE"])]
+    if "bulk" in kernels:
+        cluster_builds += [("cluster joined bulk", [b"-DJOINED", b"-DBULK"]),
+                           ("cluster joined bulk profile", [b"-DJOINED", b"-DBULK", b"-DPROFILE"])]
+    if cluster_builds:
+        cluster_src = program("cluster_owner.cu")
+        for key, extra in cluster_builds:
             clustered[key] = compile_kernel(cluster_src, [b"--gpu-architecture=compute_90"] + extra,
                                             b"cluster_bfs")
     rows = []
@@ -433,7 +449,7 @@ def main(out_dir, mtx, kernels):
                 say(f"{name}: joined edge entries ({edges.numel() * 4} bytes) built in "
                     f"{(time.perf_counter() - t0) * 1000:.1f} ms")
             for row in run_cluster(f"{name} [{key}]", n, off, tgt, reference, 0, f,
-                                   CLUSTER_CONFIGS[name], 5, edges):
+                                   CLUSTER_CONFIGS[name], 5, edges, bulk="bulk" in key):
                 row["graph"], row["variant"] = name, key
                 rows.append(row)
             del edges

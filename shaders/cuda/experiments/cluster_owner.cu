@@ -19,6 +19,17 @@
 // level L - 1 during level L, and the first empty one ends the search at
 // the end of the level that saw it, in every block alike.
 
+// With BULK (a JOINED build), the claimer of a vertex also starts an
+// asynchronous bulk copy of the vertex's edge entries from global memory
+// into the owner's shared memory, tracked by the owner's mbarrier for that
+// list: the copy's trip to DRAM overlaps the rest of the level and its
+// barrier, and the owner expands the vertex from shared memory, with no
+// global load on the level's path. The owner arrives on that mbarrier as the
+// level starts (after every claimer's expected bytes were added, which the
+// cluster barrier orders) and waits for its phase before reading the
+// entries. A vertex whose entries do not fit is expanded from global memory
+// as before.
+
 // Compiled after ../common.cuh, whose prefetches it uses.
 #ifdef VYRE_HOST_ORDERING
 #define EXTERN
@@ -41,6 +52,19 @@ struct uint4 {
 #define OVERFLOW_LIST 1u
 #define TOO_MANY_LEVELS 8u
 #define RANGE_TOO_WIDE 16u
+#define BULK_WAIT_TOO_LONG 32u
+
+#if defined(BULK) && !defined(JOINED)
+#error "BULK copies joined edge entries: build it with JOINED"
+#endif
+// An Entry's degree with this bit holds its edges in the owner's buffer of
+// copied entries at `start`.
+#define COPIED 0x80000000u
+// The most entries one vertex's copy brings, and how long (polls) a block
+// waits for its copies before it gives up with BULK_WAIT_TOO_LONG (and
+// waits no more in this launch, which comes back wrong).
+#define BULK_MAX_DEGREE 256u
+#define BULK_MAX_POLLS (1u << 16)
 
 struct ClusterArgs {
     const u32* offsets;
@@ -51,7 +75,8 @@ struct ClusterArgs {
     const uint4* joined;  // with JOINED: per edge, its target, the target's row start and degree
     u64* spare;           // with PROFILE: [blocks * 8]
     u32 n, per, source, max_levels;
-    u32 bitmap_words;  // of dynamic shared memory per block
+    u32 bitmap_words;  // of dynamic shared memory per block, a multiple of 4
+    u32 edge_slots;    // with BULK: copied entries per list, after the bitmap
 };
 
 #ifdef JOINED
@@ -91,6 +116,36 @@ inline void remote_red_add(ClusterAddr a, u32 x) {
 inline u32 remote_load(ClusterAddr a) { return __atomic_load_n((u32*)a, __ATOMIC_RELAXED); }
 inline void remote_store(ClusterAddr a, const Entry& e) { *(Entry*)a = e; }
 inline void cluster_barrier() { pthread_barrier_wait(emu_cluster_barrier); }
+// An mbarrier of one expected arrival: `state` is the pending arrival (1 <<
+// 40) plus the bytes still expected (signed), and whichever step brings it
+// to zero re-arms it and completes the phase.
+struct Mbar {
+    long long state;
+    u32 phase;
+};
+inline void mbar_step(Mbar* m, long long add) {
+    if (__atomic_add_fetch(&m->state, add, __ATOMIC_SEQ_CST) == 0) {
+        __atomic_fetch_add(&m->state, 1ll << 40, __ATOMIC_SEQ_CST);
+        __atomic_fetch_add(&m->phase, 1u, __ATOMIC_SEQ_CST);
+    }
+}
+inline void mbar_init(Mbar* m) {
+    m->state = 1ll << 40;
+    m->phase = 0;
+}
+inline void mbar_init_fence() {}
+inline void mbar_arrive(Mbar* m) { mbar_step(m, -(1ll << 40)); }
+inline bool mbar_done(Mbar* m, u32 parity) {
+    if ((__atomic_load_n(&m->phase, __ATOMIC_SEQ_CST) & 1u) != parity) return true;
+    sched_yield();  // more threads than cores: let the one it waits for run
+    return false;
+}
+inline void remote_expect_bytes(ClusterAddr m, u32 bytes) { mbar_step((Mbar*)m, bytes); }
+// The copy lands at once; what it exercises is the accounting.
+inline void bulk_copy(ClusterAddr dst, const void* src, u32 bytes, ClusterAddr m) {
+    memcpy((void*)dst, src, bytes);
+    mbar_step((Mbar*)m, -(long long)bytes);
+}
 #else
 typedef u32 ClusterAddr;
 __device__ __forceinline__ u32 cluster_rank() {
@@ -146,6 +201,53 @@ __device__ __forceinline__ void cluster_barrier() {
                  :
                  : "memory");
 }
+typedef u64 Mbar;
+__device__ __forceinline__ u32 shared_address(const void* p) {
+    return (u32)__cvta_generic_to_shared(p);
+}
+// One expected arrival a phase: the owner's, as the level starts.
+__device__ __forceinline__ void mbar_init(Mbar* m) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" : : "r"(shared_address(m)) : "memory");
+}
+// The initialised mbarriers are seen by the other blocks and by the copies
+// after the cluster barrier that follows.
+__device__ __forceinline__ void mbar_init_fence() {
+    asm volatile("fence.mbarrier_init.release.cluster;" : : : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(Mbar* m) {
+    asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];"
+                 :
+                 : "r"(shared_address(m))
+                 : "memory");
+}
+// Whether the phase of parity `parity` has completed; its copies' bytes are
+// seen by the thread after it has.
+__device__ __forceinline__ bool mbar_done(Mbar* m, u32 parity) {
+    u32 done;
+    asm volatile(
+        "{\n\t.reg .pred p;\n\t"
+        "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [%1], %2;\n\t"
+        "selp.u32 %0, 1, 0, p;\n\t}"
+        : "=r"(done)
+        : "r"(shared_address(m)), "r"(parity)
+        : "memory");
+    return done != 0;
+}
+__device__ __forceinline__ void remote_expect_bytes(ClusterAddr m, u32 bytes) {
+    asm volatile("mbarrier.expect_tx.relaxed.cluster.shared::cluster.b64 [%0], %1;"
+                 :
+                 : "r"(m), "r"(bytes)
+                 : "memory");
+}
+// `bytes` (a multiple of 16, both ends 16-byte aligned) from global memory
+// into a block's shared memory, completing them on its mbarrier `m`.
+__device__ __forceinline__ void bulk_copy(ClusterAddr dst, const void* src, u32 bytes, ClusterAddr m) {
+    asm volatile(
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+        :
+        : "r"(dst), "l"(__cvta_generic_to_global(src)), "r"(bytes), "r"(m)
+        : "memory");
+}
 
 #endif
 
@@ -156,6 +258,8 @@ struct Lists {
     u32 stop;              // the level that ended the search, or NONE
     u32 stop_after;        // the loop's level after whose barrier the block stops, or NONE
     u32 status;
+    u32 edge_count[3];     // with BULK: list L's copied entries in edge_count[L % 3]
+    Mbar copied[2];        // with BULK: list L's copies complete on copied[L & 1]
 };
 
 EXTERN __global__ void __launch_bounds__(1024) cluster_bfs(ClusterArgs a) {
@@ -164,13 +268,26 @@ EXTERN __global__ void __launch_bounds__(1024) cluster_bfs(ClusterArgs a) {
     Lists& lists = *(Lists*)(emu_cluster_base + r * emu_cluster_stride);
     u32* bitmap = (u32*)(&lists + 1);
 #else
-    extern __shared__ u32 bitmap[];
+    extern __shared__ uint4 dynamic_shared[];
+    u32* bitmap = (u32*)dynamic_shared;
     __shared__ Lists lists;
+#endif
+#ifdef BULK
+    // Copied entries of list L in copies[(L & 1) * edge_slots ..].
+    uint4* copies = (uint4*)(bitmap + a.bitmap_words);
 #endif
     const u32 base = r * a.per;
     const u32 end = base + a.per < a.n ? base + a.per : a.n;
     for (u32 i = t; i < a.bitmap_words; i += width) bitmap[i] = 0;
     if (t < 3) lists.count[t] = lists.tally[t] = 0;
+#ifdef BULK
+    if (t < 3) lists.edge_count[t] = 0;
+    if (t == 0) {
+        mbar_init(&lists.copied[0]);
+        mbar_init(&lists.copied[1]);
+        mbar_init_fence();
+    }
+#endif
     __syncthreads();
     if (t == 0) {
         lists.stop = lists.stop_after = NONE;
@@ -207,6 +324,20 @@ EXTERN __global__ void __launch_bounds__(1024) cluster_bfs(ClusterArgs a) {
             if (r == 0) lists.tally[(level + 1) % 3] = 0;
             if (len_all > LIST) lists.status |= OVERFLOW_LIST;
         }
+#ifdef BULK
+        if (t == 0) {
+            lists.edge_count[(level + 2) % 3] = 0;
+            mbar_arrive(&lists.copied[level & 1]);
+        }
+        // Every thread waits for the list's copies (the phase completes once
+        // thread 0 has arrived and every expected byte has landed).
+        {
+            const u32 parity = (level >> 1) & 1;
+            u32 polls = (lists.status & BULK_WAIT_TOO_LONG) != 0 ? BULK_MAX_POLLS : 0;
+            while (polls < BULK_MAX_POLLS && !mbar_done(&lists.copied[level & 1], parity)) ++polls;
+            if (polls == BULK_MAX_POLLS) atomicOr(&lists.status, BULK_WAIT_TOO_LONG);
+        }
+#endif
         // Loaded now, looked at after the expansion: the load's round trip
         // overlaps it.
         u32 tally_before = 1;
@@ -216,7 +347,12 @@ EXTERN __global__ void __launch_bounds__(1024) cluster_bfs(ClusterArgs a) {
         // block's list take one shared atomic.
         for (u32 i0 = 0; i0 < len; i0 += width) {
             const u32 i = i0 + t;
-            const Entry cur = i < len ? lists.entry[level & 1][i] : Entry{NONE, 0, 0, 0};
+            Entry cur = i < len ? lists.entry[level & 1][i] : Entry{NONE, 0, 0, 0};
+#ifdef BULK
+            const bool from_copies = (cur.degree & COPIED) != 0;
+            cur.degree &= ~COPIED;
+            const uint4* edges = from_copies ? copies + (level & 1) * a.edge_slots : a.joined;
+#endif
 #ifndef STORE_AT_CLAIM
             // Stored as the vertex is expanded, a level after its claim: the
             // barrier's release waits for a block's global stores, and these
@@ -235,7 +371,11 @@ EXTERN __global__ void __launch_bounds__(1024) cluster_bfs(ClusterArgs a) {
                     if (e0 + j >= cur.degree) continue;
 #ifdef JOINED
                     // The edge's entry carries its target's row: one load, not two.
+#ifdef BULK
+                    const uint4 x = edges[cur.start + e0 + j];
+#else
                     const uint4 x = a.joined[cur.start + e0 + j];
+#endif
                     v[j] = x.x;
                     r0[j] = x.y;
                     r1[j] = x.y + x.z;
@@ -277,7 +417,29 @@ EXTERN __global__ void __launch_bounds__(1024) cluster_bfs(ClusterArgs a) {
 #pragma unroll
                 for (u32 j = 0; j < ROUND; ++j) {
                     const bool won = (old[j] & bit[j]) == 0;
-                    const Entry e{v[j], r0[j], r1[j] - r0[j], cur.v};
+                    Entry e{v[j], r0[j], r1[j] - r0[j], cur.v};
+#ifdef BULK
+                    // Room in the owner's buffer for the won vertex's
+                    // entries; asked for before the list slot, and used
+                    // after it is asked for, so the round trips overlap.
+                    u32 slot = NONE;
+                    if (won && e.degree != 0 && e.degree <= BULK_MAX_DEGREE) {
+                        u32* room = &lists.edge_count[next_depth % 3];
+                        slot = owner[j] == r ? atomicAdd(room, e.degree)
+                                             : remote_add(remote(room, owner[j]), e.degree);
+                    }
+                    // Starts the copy into block `own`'s buffer and points
+                    // the entry at it, if it fits.
+                    const auto copy_to = [&](u32 own) {
+                        if (slot == NONE || slot + e.degree > a.edge_slots) return;
+                        const ClusterAddr m = remote(&lists.copied[nxt], own);
+                        remote_expect_bytes(m, e.degree * 16u);
+                        bulk_copy(remote(copies + nxt * a.edge_slots + slot, own), a.joined + e.start,
+                                  e.degree * 16u, m);
+                        e.start = slot;
+                        e.degree |= COPIED;
+                    };
+#endif
 #ifdef STORE_AT_CLAIM
                     if (won) {
                         a.depth[v[j]] = next_depth;
@@ -288,15 +450,26 @@ EXTERN __global__ void __launch_bounds__(1024) cluster_bfs(ClusterArgs a) {
                     if (mine != 0) {
                         const u32 at = warp_slot(mine, &lists.count[next_depth % 3]);
                         if (won && owner[j] == r && at < LIST) {
-                            lists.entry[nxt][at] = e;
+#ifdef BULK
+                            copy_to(r);
+                            if (e.degree != 0 && (e.degree & COPIED) == 0)
+                                prefetch_l1(TARGETS(a) + e.start);
+#else
                             if (e.degree != 0) prefetch_l1(TARGETS(a) + e.start);
+#endif
+                            lists.entry[nxt][at] = e;
                         }
                     }
                     if (won && owner[j] != r) {
                         const ClusterAddr to = remote(&lists.count[next_depth % 3], owner[j]);
                         const u32 at = remote_add(to, 1u);
-                        if (at < LIST) remote_store(remote(&lists.entry[nxt][at], owner[j]), e);
+#ifdef BULK
+                        if (at < LIST) copy_to(owner[j]);
+                        if (e.degree != 0 && (e.degree & COPIED) == 0) prefetch_l2(TARGETS(a) + e.start);
+#else
                         if (e.degree != 0) prefetch_l2(TARGETS(a) + e.start);
+#endif
+                        if (at < LIST) remote_store(remote(&lists.entry[nxt][at], owner[j]), e);
                     }
                 }
             }
