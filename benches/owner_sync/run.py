@@ -414,7 +414,8 @@ def main(out_dir, mtx, kernels):
                            ("cluster joined profile", [b"-DJOINED", b"-DPROFILE"])]
     if "bulk" in kernels:
         cluster_builds += [("cluster joined bulk", [b"-DJOINED", b"-DBULK"]),
-                           ("cluster joined bulk profile", [b"-DJOINED", b"-DBULK", b"-DPROFILE"])]
+                           ("cluster joined bulk profile", [b"-DJOINED", b"-DBULK", b"-DPROFILE"]),
+                           ("cluster joined bulk relaxed-arrive", [b"-DJOINED", b"-DBULK", b"-DRELAXED_ARRIVE"])]
     if cluster_builds:
         cluster_src = program("cluster_owner.cu")
         for key, extra in cluster_builds:
