@@ -348,10 +348,14 @@ EXTERN __global__ void __launch_bounds__(1024) cluster_bfs(ClusterArgs a) {
         for (u32 i0 = 0; i0 < len; i0 += width) {
             const u32 i = i0 + t;
             Entry cur = i < len ? lists.entry[level & 1][i] : Entry{NONE, 0, 0, 0};
+#ifdef JOINED
+            const uint4* edges = a.joined;
+#endif
 #ifdef BULK
-            const bool from_copies = (cur.degree & COPIED) != 0;
-            cur.degree &= ~COPIED;
-            const uint4* edges = from_copies ? copies + (level & 1) * a.edge_slots : a.joined;
+            if ((cur.degree & COPIED) != 0) {
+                edges = copies + (level & 1) * a.edge_slots;
+                cur.degree &= ~COPIED;
+            }
 #endif
 #ifndef STORE_AT_CLAIM
             // Stored as the vertex is expanded, a level after its claim: the
@@ -371,11 +375,7 @@ EXTERN __global__ void __launch_bounds__(1024) cluster_bfs(ClusterArgs a) {
                     if (e0 + j >= cur.degree) continue;
 #ifdef JOINED
                     // The edge's entry carries its target's row: one load, not two.
-#ifdef BULK
                     const uint4 x = edges[cur.start + e0 + j];
-#else
-                    const uint4 x = a.joined[cur.start + e0 + j];
-#endif
                     v[j] = x.x;
                     r0[j] = x.y;
                     r1[j] = x.y + x.z;
@@ -452,11 +452,10 @@ EXTERN __global__ void __launch_bounds__(1024) cluster_bfs(ClusterArgs a) {
                         if (won && owner[j] == r && at < LIST) {
 #ifdef BULK
                             copy_to(r);
+#endif
+                            // A copied vertex's entries are on their way already.
                             if (e.degree != 0 && (e.degree & COPIED) == 0)
                                 prefetch_l1(TARGETS(a) + e.start);
-#else
-                            if (e.degree != 0) prefetch_l1(TARGETS(a) + e.start);
-#endif
                             lists.entry[nxt][at] = e;
                         }
                     }
@@ -465,10 +464,8 @@ EXTERN __global__ void __launch_bounds__(1024) cluster_bfs(ClusterArgs a) {
                         const u32 at = remote_add(to, 1u);
 #ifdef BULK
                         if (at < LIST) copy_to(owner[j]);
-                        if (e.degree != 0 && (e.degree & COPIED) == 0) prefetch_l2(TARGETS(a) + e.start);
-#else
-                        if (e.degree != 0) prefetch_l2(TARGETS(a) + e.start);
 #endif
+                        if (e.degree != 0 && (e.degree & COPIED) == 0) prefetch_l2(TARGETS(a) + e.start);
                         if (at < LIST) remote_store(remote(&lists.entry[nxt][at], owner[j]), e);
                     }
                 }
