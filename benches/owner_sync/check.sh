@@ -4,7 +4,8 @@
 # entries read beside the neighbours' words (SPECULATE), and with its phases
 # timed (PROFILE); then the one-cluster kernel (check_cluster.cpp) as it is,
 # storing at the claim, with joined edges, profiled, and with joined edges
-# copied into the owner's shared memory (BULK). A few minutes.
+# copied into the owner's shared memory (BULK); then the barrier-free kernel
+# (check_async.cpp). A few minutes.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 dir="$(mktemp -d)"
@@ -20,3 +21,7 @@ for variant in "" "-DSTORE_AT_CLAIM" "-DJOINED" "-DPROFILE" "-DJOINED -DBULK"; d
         -I"$root/shaders/cuda" -o "$dir/check_cluster" "$root/benches/owner_sync/check_cluster.cpp"
     "$dir/check_cluster"
 done
+echo "== async_relax"
+g++ -O1 -std=c++20 -pthread -I"$root/crates/vyre-cuda/emu" -I"$root/shaders/cuda" \
+    -o "$dir/check_async" "$root/benches/owner_sync/check_async.cpp"
+"$dir/check_async"

@@ -2,7 +2,8 @@
 shaders/cuda/experiments/owner_sync.cu, run
 it on grids, a chain and the road network, check every search, time it with
 device events; the same for shaders/cuda/experiments/cluster_owner.cu.
-Usage: run.py OUT_DIR [MTX_GZ] [KERNELS: owner,cluster,bulk]
+shaders/cuda/experiments/async_relax.cu (async) too.
+Usage: run.py OUT_DIR [MTX_GZ] [KERNELS: owner,cluster,bulk,async]
 (bulk: cluster_owner.cu's BULK builds, apart so that a fault of theirs
 leaves the other figures in place)"""
 import ctypes, glob, gzip, json, os, statistics, sys, time
@@ -382,6 +383,67 @@ def run_cluster(name, n, off, tgt, reference, source, f, configs, repeats, joine
     return rows
 
 
+class AsyncArgs(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_uint64) for n in
+                ["joined", "best", "slots", "counter", "depth", "parent", "status"]] + \
+               [(n, ctypes.c_uint32) for n in ["n", "capacity", "max_rounds"]]
+
+
+# (blocks, threads a block) of async_relax.cu on every graph: lanes beyond
+# the widest frontier only poll.
+ASYNC_CONFIGS = [(132, 64), (132, 128), (132, 256), (264, 256)]
+EMPTY = -1  # 0xffffffffffffffff as an int64
+
+
+def run_async(name, n, off, tgt, reference, source, f, configs, repeats, joined):
+    """async_relax.cu: every lane runs chains of claims with no barrier; the
+    queue holds every vertex four times over and a ticket for every lane."""
+    levels = reference[1]
+    off64, tgt64 = off.to(torch.int64), tgt.to(torch.int64)
+    rows = []
+    for blocks, width in configs:
+        capacity = 4 * n + blocks * width + 64
+        best = torch.empty(n, dtype=torch.int64, device=DEV)
+        slots = torch.empty(2 * capacity, dtype=torch.int64, device=DEV)
+        counter = torch.zeros(32, dtype=torch.int64, device=DEV)
+        depth = torch.empty(n, dtype=torch.int32, device=DEV)
+        parent = torch.empty(n, dtype=torch.int32, device=DEV)
+        status = torch.zeros(2, dtype=torch.int32, device=DEV)
+        start, degree = int(off64[source]), int(off64[source + 1] - off64[source])
+        args = AsyncArgs(joined.data_ptr(), best.data_ptr(), slots.data_ptr(), counter.data_ptr(),
+                         depth.data_ptr(), parent.data_ptr(), status.data_ptr(), n, capacity,
+                         1 << 22)
+        params = (ctypes.c_void_p * 1)(ctypes.addressof(args))
+
+        def reset():
+            # The source's word, its item in slot 0, one item pushed.
+            best.fill_(EMPTY)
+            best[source] = source
+            slots.fill_(EMPTY)
+            slots[0], slots[1] = source, (start << 32) | degree
+            counter.zero_()
+            counter[0] = 1 << 32
+            status.zero_()
+            depth.fill_(-1)
+            parent.fill_(-1)
+
+        times = checked_times(f"{name}: {blocks}x{width}", repeats, reset,
+                              lambda: cuda.cuLaunchCooperativeKernel(f, blocks, 1, 1, width, 1, 1, 0,
+                                                                     None, params),
+                              (status, depth, parent), reference, off64, tgt64)
+        if times:
+            med = statistics.median(times)
+            pushed = (int(counter[0]) >> 32) & 0xFFFFFFFF
+            row = dict(graph=name, blocks=blocks, width=width, levels=levels, median_us=med,
+                       min_us=min(times), max_us=max(times), us_per_level=med / levels,
+                       pushed=pushed)
+            rows.append(row)
+            say(f"{name}: {blocks} x {width}: {med/1000:.3f} ms ({min(times)/1000:.3f}-{max(times)/1000:.3f}), "
+                f"{levels} levels, {med/levels:.2f} us/level, {pushed} items queued "
+                f"({pushed / n:.2f} a vertex), checked")
+    return rows
+
+
 def main(out_dir, mtx, kernels):
     global cuda, nvrtc, log
     torch.zeros(1, device=DEV)
@@ -421,6 +483,14 @@ def main(out_dir, mtx, kernels):
         for key, extra in cluster_builds:
             clustered[key] = compile_kernel(cluster_src, [b"--gpu-architecture=compute_90"] + extra,
                                             b"cluster_bfs")
+    asynchronous = {}
+    if "async" in kernels:
+        async_src = program("async_relax.cu")
+        for key, extra in [("async", []), ("async relaxed-count", [b"-DRELAXED_COUNT"]),
+                           ("async pause 0", [b"-DPAUSE_NS=0"]),
+                           ("async pause 400", [b"-DPAUSE_NS=400"])]:
+            asynchronous[key] = compile_kernel(async_src, [b"--gpu-architecture=compute_90"] + extra,
+                                               b"async_bfs")
     rows = []
     graphs = [("grid 3000x3000", lambda: grid(3000, 3000)), ("grid 1000x1000", lambda: grid(1000, 1000)),
               ("chain 200000", lambda: chain(200000))]
@@ -440,15 +510,20 @@ def main(out_dir, mtx, kernels):
                 row["graph"], row["variant"] = name, key
                 rows.append(row)
         joined = None
+        if asynchronous or any("joined" in key for key in clustered):
+            # Preprocessing, once a graph, timed apart from the searches.
+            t0 = time.perf_counter()
+            t64 = tgt.to(torch.int64)
+            joined = torch.stack([tgt, off[t64], off[t64 + 1] - off[t64], torch.zeros_like(tgt)], 1).contiguous()
+            torch.cuda.synchronize()
+            say(f"{name}: joined edge entries ({joined.numel() * 4} bytes) built in "
+                f"{(time.perf_counter() - t0) * 1000:.1f} ms")
+        for key, f in asynchronous.items():
+            configs = ASYNC_CONFIGS if key == "async" else ASYNC_CONFIGS[1:2]
+            for row in run_async(f"{name} [{key}]", n, off, tgt, reference, 0, f, configs, 5, joined):
+                row["graph"], row["variant"] = name, key
+                rows.append(row)
         for key, f in clustered.items():
-            if "joined" in key and joined is None:
-                # Preprocessing, once a graph, timed apart from the searches.
-                t0 = time.perf_counter()
-                t64 = tgt.to(torch.int64)
-                joined = torch.stack([tgt, off[t64], off[t64 + 1] - off[t64], torch.zeros_like(tgt)], 1).contiguous()
-                torch.cuda.synchronize()
-                say(f"{name}: joined edge entries ({joined.numel() * 4} bytes) built in "
-                    f"{(time.perf_counter() - t0) * 1000:.1f} ms")
             for row in run_cluster(f"{name} [{key}]", n, off, tgt, reference, 0, f,
                                    CLUSTER_CONFIGS[name], 5, joined if "joined" in key else None,
                                    bulk="bulk" in key):

@@ -1,0 +1,253 @@
+// An experiment, loaded by no crate (benches/owner_sync/run.py runs it): a
+// whole BFS with no barrier between levels, to measure what a level costs
+// when nothing waits for a level to end.
+//
+// Each vertex holds one 64-bit word, depth << 32 | parent, lowered with
+// atomicMin: a claim wins when it lowers the depth. Every lane works on its
+// own chain: it expands a vertex, keeps the first target it won as its next
+// vertex (no hand-off, so a chain costs one edge read and one claim a hop)
+// and pushes any other target it won to a global queue, where idle lanes
+// wait on tickets (slot numbers handed out in order). A vertex reached first
+// by a longer path is claimed again by the shorter one and expanded again,
+// so the search ends exact: every final word's depth is the vertex's
+// distance and its parent held one less when it made the claim (a parent
+// whose depth later fell would have claimed again with the smaller depth).
+//
+// One 64-bit counter, pushed << 32 | finished, counts items pushed (the
+// source is the first) and chains ended; a warp adds both of a round with
+// one atomic, so the counter never shows an item finished before the items
+// it pushed, and the search is over when the two halves are equal. Every
+// lane then turns the words into depths, parents and the level count.
+//
+// Each edge entry holds its target's row (JOINED layout of cluster_owner.cu:
+// target, row start, degree), so a hop needs no offsets read; the entries of
+// every target tried are prefetched into L2 beside the claim.
+
+// Compiled after ../common.cuh (warp sums, relaxed loads, pauses).
+#ifdef VYRE_HOST_ORDERING
+#define EXTERN
+struct uint4 {
+    u32 x, y, z, w;
+};
+inline void store_release_u64(u64* p, u64 v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+inline u64 add_counter(u64* p, u64 v) { return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL); }
+inline u64 claim(u64* p, u64 v) {
+    u64 old = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (v < old && !__atomic_compare_exchange_n(p, &old, v, true, __ATOMIC_RELAXED,
+                                                   __ATOMIC_RELAXED)) {
+    }
+    return old;
+}
+inline u64 load_acquire_u64(const u64* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+inline u32 max_status(u32* p, u32 v) {
+    u32 old = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (v > old && !__atomic_compare_exchange_n(p, &old, v, true, __ATOMIC_RELAXED,
+                                                   __ATOMIC_RELAXED)) {
+    }
+    return old;
+}
+#else
+#define EXTERN extern "C"
+__device__ __forceinline__ void store_release_u64(u64* p, u64 v) {
+    asm volatile("st.release.gpu.global.u64 [%0], %1;"
+                 :
+                 : "l"(__cvta_generic_to_global(p)), "l"(v)
+                 : "memory");
+}
+// Release: the claims a warp made before adding its round reach the L2
+// before the counter can say the search is over.
+__device__ __forceinline__ u64 add_counter(u64* p, u64 v) {
+    u64 old;
+#ifdef RELAXED_COUNT
+    asm volatile("atom.relaxed.gpu.global.add.u64 %0, [%1], %2;"
+                 : "=l"(old)
+                 : "l"(__cvta_generic_to_global(p)), "l"(v)
+                 : "memory");
+#else
+    asm volatile("atom.acq_rel.gpu.global.add.u64 %0, [%1], %2;"
+                 : "=l"(old)
+                 : "l"(__cvta_generic_to_global(p)), "l"(v)
+                 : "memory");
+#endif
+    return old;
+}
+__device__ __forceinline__ u64 claim(u64* p, u64 v) { return atomicMin(p, v); }
+__device__ __forceinline__ u64 load_acquire_u64(const u64* p) {
+    u64 v;
+    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];"
+                 : "=l"(v)
+                 : "l"(__cvta_generic_to_global(p))
+                 : "memory");
+    return v;
+}
+__device__ __forceinline__ u32 max_status(u32* p, u32 v) { return atomicMax(p, v); }
+#endif
+
+#define NONE VYRE_UNREACHED
+#define EMPTY 0xffffffffffffffffull
+// Status bits: any ends the search.
+#define QUEUE_FULL 1u
+#define TOO_MANY_ROUNDS 2u
+// Targets a lane buffers beyond the one it keeps, to push with its warp's
+// round; more go one atomic each.
+#ifndef EXTRA
+#define EXTRA 3u
+#endif
+// Pause of a warp with nothing to do, and how many such rounds it lets pass
+// between two looks at the counter.
+#ifndef PAUSE_NS
+#define PAUSE_NS 100u
+#endif
+#ifndef LOOK_EVERY
+#define LOOK_EVERY 8u
+#endif
+
+struct AsyncArgs {
+    const uint4* joined;  // per edge: its target, the target's row start and degree
+    u64* best;            // per vertex: depth << 32 | parent; EMPTY unreached
+    u64* slots;           // queue: per slot, depth << 32 | vertex, then start << 32 | degree
+    u64* counter;         // [0] pushed << 32 | finished; [16] tickets handed out
+    u32* depth;
+    u32* parent;
+    u32* status;  // [0] status bits, [1] levels of the search
+    u32 n, capacity;
+    u32 max_rounds;  // a warp's rounds before it gives up (TOO_MANY_ROUNDS), so no launch hangs
+};
+
+struct Item {
+    u32 v, depth, start, degree;
+};
+
+__device__ __forceinline__ u64 packed(u32 high, u32 low) { return ((u64)high << 32) | low; }
+
+// Writes `e` (a target won at `depth`) into queue slot `at`, or flags a full
+// queue; the slot's first word goes last, with release, as consumers poll it.
+__device__ __forceinline__ void put(const AsyncArgs& a, u64 at, const uint4& e, u32 depth) {
+    if (at >= a.capacity) {
+        atomicOr(&a.status[0], QUEUE_FULL);
+        return;
+    }
+    store_relaxed_u64(&a.slots[2 * at + 1], packed(e.y, e.z));
+    store_release_u64(&a.slots[2 * at], packed(depth, e.x));
+}
+
+EXTERN __global__ void async_bfs(AsyncArgs a) {
+    const u32 lane = lane_id();
+    u64* counter = a.counter;
+    u32* tickets = (u32*)(a.counter + 16);
+    bool has = false, queued = false;
+    Item it{0, 0, 0, 0};
+    u64 ticket = EMPTY;
+    u32 idle_rounds = 0;
+    for (u32 round = 0;; ++round) {
+        if (round == a.max_rounds) {
+            if (lane == 0) atomicOr(&a.status[0], TOO_MANY_ROUNDS);
+            break;
+        }
+        // Tickets for lanes with neither a chain nor a ticket.
+        const bool wants = !has && ticket == EMPTY;
+        const u32 need = __ballot_sync(VYRE_FULL_MASK, wants);
+        if (need != 0) {
+            const u32 leader = __ffs(need) - 1;
+            u32 base = 0;
+            if (lane == leader) base = atomicAdd(tickets, (u32)__popc(need));
+            base = __shfl_sync(VYRE_FULL_MASK, base, leader);
+            if (wants) ticket = base + (u32)__popc(need & lanes_below());
+        }
+        // A ticketed lane looks at its slot once a round.
+        if (ticket != EMPTY && ticket < a.capacity) {
+            const u64 head = load_relaxed_u64(&a.slots[2 * ticket]);
+            if (head != EMPTY) {
+                fence_acquire();
+                const u64 row = load_relaxed_u64(&a.slots[2 * ticket + 1]);
+                it = Item{(u32)head, (u32)(head >> 32), (u32)(row >> 32), (u32)row};
+                has = queued = true;
+                ticket = EMPTY;
+            }
+        }
+        // A queued vertex since claimed by a shorter path is stale.
+        bool ended = false;
+        if (has && queued && (u32)(load_relaxed_u64(&a.best[it.v]) >> 32) < it.depth)
+            has = false, ended = true;
+        // Targets won beside the kept one (which is then `it`, of their depth).
+        u32 buffered = 0;
+        uint4 extra[EXTRA];
+        if (has) {
+            const u32 next = it.depth + 1;
+            const u64 offer = packed(next, it.v);
+            bool kept = false;
+            uint4 keep{0, 0, 0, 0};
+            for (u32 first = 0; first < it.degree; first += 4) {
+                uint4 e[4];
+                u64 old[4];
+#pragma unroll
+                for (u32 j = 0; j < 4; ++j)
+                    if (first + j < it.degree) e[j] = a.joined[it.start + first + j];
+#pragma unroll
+                for (u32 j = 0; j < 4; ++j)
+                    if (first + j < it.degree) {
+                        old[j] = claim(&a.best[e[j].x], offer);
+                        prefetch_l2(&a.joined[e[j].y]);
+                    }
+#pragma unroll
+                for (u32 j = 0; j < 4; ++j) {
+                    if (first + j >= it.degree || (u32)(old[j] >> 32) <= next) continue;
+                    if (!kept) {
+                        kept = true;
+                        keep = e[j];
+                    } else if (buffered < EXTRA) {
+                        extra[buffered++] = e[j];
+                    } else {
+                        const u64 was = add_counter(counter, 1ull << 32);
+                        put(a, was >> 32, e[j], next);
+                    }
+                }
+            }
+            queued = false;
+            if (kept)
+                it = Item{keep.x, next, keep.y, keep.z};
+            else
+                has = false, ended = true;
+        }
+        // The round's pushes and ended chains in one count.
+        const u32 pushes = warp_inclusive_sum(buffered);
+        const u32 ends = __popc(__ballot_sync(VYRE_FULL_MASK, ended));
+        const u32 total = __shfl_sync(VYRE_FULL_MASK, pushes, 31);
+        __syncwarp();
+        u64 was = 0;
+        if (lane == 31 && (total | ends) != 0) was = add_counter(counter, packed(total, ends));
+        was = __shfl_sync(VYRE_FULL_MASK, was, 31);
+        for (u32 k = 0; k < buffered; ++k)
+            put(a, (was >> 32) + pushes - buffered + k, extra[k], it.depth);
+        // A warp with nothing to do pauses, and now and then looks whether
+        // the search is over.
+        if (__ballot_sync(VYRE_FULL_MASK, has) != 0) {
+            idle_rounds = 0;
+            continue;
+        }
+        spin_pause_ns(PAUSE_NS);
+        bool over = false;
+        if (++idle_rounds % LOOK_EVERY == 0 && lane == 0) {
+            const u64 c = load_acquire_u64(counter);
+            over = (u32)(c >> 32) == (u32)c || load_relaxed(&a.status[0]) != 0;
+        }
+        if (__shfl_sync(VYRE_FULL_MASK, over, 0)) break;
+    }
+    // The words as depths and parents, and the level count.
+    fence_acquire();
+    const u32 lanes = gridDim.x * blockDim.x;
+    u32 deepest = 0;
+    for (u32 first = (blockIdx.x * blockDim.x + threadIdx.x) & ~31u; first < a.n; first += lanes) {
+        const u32 v = first + lane;
+        u32 d = NONE;
+        if (v < a.n) {
+            const u64 w = load_relaxed_u64(&a.best[v]);
+            d = w == EMPTY ? NONE : (u32)(w >> 32);
+            a.depth[v] = d;
+            a.parent[v] = w == EMPTY ? NONE : (u32)w;
+        }
+        if (d != NONE && d + 1 > deepest) deepest = d + 1;
+    }
+    deepest = warp_max(deepest);
+    if (lane == 0 && deepest != 0) max_status(&a.status[1], deepest);
+}
