@@ -486,7 +486,8 @@ def main(out_dir, mtx, kernels):
     asynchronous = {}
     if "async" in kernels:
         async_src = program("async_relax.cu")
-        for key, extra in [("async", []), ("async relaxed-count", [b"-DRELAXED_COUNT"]),
+        for key, extra in [("async", []), ("async share-in-warp", [b"-DSHARE_IN_WARP"]),
+                           ("async relaxed-count", [b"-DRELAXED_COUNT"]),
                            ("async pause 0", [b"-DPAUSE_NS=0"]),
                            ("async pause 400", [b"-DPAUSE_NS=400"])]:
             asynchronous[key] = compile_kernel(async_src, [b"--gpu-architecture=compute_90"] + extra,
@@ -519,7 +520,7 @@ def main(out_dir, mtx, kernels):
             say(f"{name}: joined edge entries ({joined.numel() * 4} bytes) built in "
                 f"{(time.perf_counter() - t0) * 1000:.1f} ms")
         for key, f in asynchronous.items():
-            configs = ASYNC_CONFIGS if key == "async" else ASYNC_CONFIGS[1:2]
+            configs = ASYNC_CONFIGS if key in ("async", "async share-in-warp") else ASYNC_CONFIGS[1:2]
             for row in run_async(f"{name} [{key}]", n, off, tgt, reference, 0, f, configs, 5, joined):
                 row["graph"], row["variant"] = name, key
                 rows.append(row)

@@ -209,6 +209,37 @@ EXTERN __global__ void async_bfs(AsyncArgs a) {
             else
                 has = false, ended = true;
         }
+#ifdef SHARE_IN_WARP
+        // Lanes whose chain just ended take the targets other lanes of their
+        // warp won beside the ones they keep, so those chains start without
+        // the queue: the j-th such lane takes the last target of the j-th
+        // lane with one, as often as both kinds remain.
+        for (u32 k = 0; k < EXTRA; ++k) {
+            const u32 takers = __ballot_sync(VYRE_FULL_MASK, ended);
+            const u32 givers = __ballot_sync(VYRE_FULL_MASK, buffered > 0);
+            const u32 pairs = __popc(takers) < __popc(givers) ? __popc(takers) : __popc(givers);
+            if (pairs == 0) break;
+            const u32 taker = __popc(takers & lanes_below());
+            const bool takes = ended && taker < pairs;
+            u32 from = lane;
+            if (takes) {
+                u32 rest = givers;
+                for (u32 i = 0; i < taker; ++i) rest &= rest - 1;
+                from = __ffs(rest) - 1;
+            }
+            const uint4 give = buffered > 0 ? extra[buffered - 1] : uint4{0, 0, 0, 0};
+            const u32 v = __shfl_sync(VYRE_FULL_MASK, give.x, from);
+            const u32 start = __shfl_sync(VYRE_FULL_MASK, give.y, from);
+            const u32 degree = __shfl_sync(VYRE_FULL_MASK, give.z, from);
+            const u32 depth = __shfl_sync(VYRE_FULL_MASK, it.depth, from);
+            if (buffered > 0 && __popc(givers & lanes_below()) < pairs) --buffered;
+            if (takes) {
+                it = Item{v, depth, start, degree};
+                has = true;
+                ended = queued = false;
+            }
+        }
+#endif
         // The round's pushes and ended chains in one count.
         const u32 pushes = warp_inclusive_sum(buffered);
         const u32 ends = __popc(__ballot_sync(VYRE_FULL_MASK, ended));
