@@ -204,6 +204,19 @@ def checked_times(label, repeats, reset, start, out, reference, off64, tgt64):
     return times
 
 
+def cooperative(f, blocks, width, params):
+    """A cooperative launch of `f` on `blocks` x `width` threads, to time."""
+    return lambda: cuda.cuLaunchCooperativeKernel(f, blocks, 1, 1, width, 1, 1, 0, None, params)
+
+
+def timed_row(graph, blocks, width, levels, times, **extra):
+    """A result row: the searches' median, min and max microseconds and
+    the median per level."""
+    med = statistics.median(times)
+    return dict(graph=graph, blocks=blocks, width=width, levels=levels, median_us=med,
+                min_us=min(times), max_us=max(times), us_per_level=med / levels, **extra)
+
+
 def phase_means(spare, blocks, phases, slots=4):
     """Per-block sums of `phases` phases and a level count (word 3) in
     `spare` (`slots` words a block): each phase's ns a level, mean and max
@@ -269,14 +282,11 @@ def run_graph(name, n, off, tgt, reference, source, f, configs, repeats, profile
             parent.fill_(-1)
 
         times = checked_times(f"{name}: {blocks}x{width} (occupancy {occ} a SM)", repeats, reset,
-                              lambda: cuda.cuLaunchCooperativeKernel(f, blocks, 1, 1, width, 1, 1, 0,
-                                                                     None, params),
+                              cooperative(f, blocks, width, params),
                               (status, depth, parent), reference, off64, tgt64)
         if times:
             med = statistics.median(times)
-            row = dict(graph=name, blocks=blocks, width=width, levels=levels, median_us=med,
-                       min_us=min(times), max_us=max(times), us_per_level=med / levels,
-                       occupancy=occ)
+            row = timed_row(name, blocks, width, levels, times, occupancy=occ)
             if profile:
                 # Each block's nanoseconds a level in its three phases (last search).
                 mean, top = phase_means(spare, blocks, 3)
@@ -362,9 +372,7 @@ def run_cluster(name, n, off, tgt, reference, source, f, configs, repeats, joine
                               (status, depth, parent), reference, off64, tgt64)
         if times:
             med = statistics.median(times)
-            row = dict(graph=name, blocks=blocks, width=width, levels=levels, median_us=med,
-                       min_us=min(times), max_us=max(times), us_per_level=med / levels,
-                       edge_slots=slots)
+            row = timed_row(name, blocks, width, levels, times, edge_slots=slots)
             if int(spare[3]) != 0:
                 # Thread 0's ns a level expanding and at the barrier (last
                 # search), and until its first rows and claims were back, a
@@ -428,15 +436,12 @@ def run_async(name, n, off, tgt, reference, source, f, configs, repeats, joined)
             parent.fill_(-1)
 
         times = checked_times(f"{name}: {blocks}x{width}", repeats, reset,
-                              lambda: cuda.cuLaunchCooperativeKernel(f, blocks, 1, 1, width, 1, 1, 0,
-                                                                     None, params),
+                              cooperative(f, blocks, width, params),
                               (status, depth, parent), reference, off64, tgt64)
         if times:
             med = statistics.median(times)
             pushed = (int(counter[0]) >> 32) & 0xFFFFFFFF
-            row = dict(graph=name, blocks=blocks, width=width, levels=levels, median_us=med,
-                       min_us=min(times), max_us=max(times), us_per_level=med / levels,
-                       pushed=pushed)
+            row = timed_row(name, blocks, width, levels, times, pushed=pushed)
             rows.append(row)
             say(f"{name}: {blocks} x {width}: {med/1000:.3f} ms ({min(times)/1000:.3f}-{max(times)/1000:.3f}), "
                 f"{levels} levels, {med/levels:.2f} us/level, {pushed} items queued "

@@ -38,7 +38,6 @@ inline u64 claim(u64* p, u64 v) {
     }
     return old;
 }
-inline u64 load_acquire_u64(const u64* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 inline u32 max_status(u32* p, u32 v) {
     u32 old = __atomic_load_n(p, __ATOMIC_RELAXED);
     while (v > old && !__atomic_compare_exchange_n(p, &old, v, true, __ATOMIC_RELAXED,
@@ -72,14 +71,6 @@ __device__ __forceinline__ u64 add_counter(u64* p, u64 v) {
     return old;
 }
 __device__ __forceinline__ u64 claim(u64* p, u64 v) { return atomicMin(p, v); }
-__device__ __forceinline__ u64 load_acquire_u64(const u64* p) {
-    u64 v;
-    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];"
-                 : "=l"(v)
-                 : "l"(__cvta_generic_to_global(p))
-                 : "memory");
-    return v;
-}
 __device__ __forceinline__ u32 max_status(u32* p, u32 v) { return atomicMax(p, v); }
 #endif
 
@@ -259,7 +250,7 @@ EXTERN __global__ void async_bfs(AsyncArgs a) {
         spin_pause_ns(PAUSE_NS);
         bool over = false;
         if (++idle_rounds % LOOK_EVERY == 0 && lane == 0) {
-            const u64 c = load_acquire_u64(counter);
+            const u64 c = load_relaxed_u64(counter);
             over = (u32)(c >> 32) == (u32)c || load_relaxed(&a.status[0]) != 0;
         }
         if (__shfl_sync(VYRE_FULL_MASK, over, 0)) break;
