@@ -183,13 +183,17 @@ def timed(start):
 
 
 def checked_times(label, repeats, reset, start, out, reference, off64, tgt64):
-    """One untimed and `repeats` timed searches, each after `reset()` and each
-    checked (`out`: status, depth and parent tensors): their microseconds, or
-    None after a launch error or a wrong search."""
+    """One untimed and `repeats` timed searches, each after clearing `out`
+    (status, depth and parent tensors) and `reset()` (the kernel's own
+    state), and each checked: their microseconds, or None after a launch
+    error or a wrong search."""
     status, depth, parent = out
     ref, levels = reference
     times = []
     for rep in range(repeats + 1):
+        status.zero_()
+        depth.fill_(-1)
+        parent.fill_(-1)
         reset()
         r, us = timed(start)
         if r != 0:
@@ -276,10 +280,8 @@ def run_graph(name, n, off, tgt, reference, source, f, configs, repeats, profile
         occ = occupancy(f, width)
 
         def reset():
-            for x in (words, lw, status):
-                x.zero_()
-            depth.fill_(-1)
-            parent.fill_(-1)
+            words.zero_()
+            lw.zero_()
 
         times = checked_times(f"{name}: {blocks}x{width} (occupancy {occ} a SM)", repeats, reset,
                               cooperative(f, blocks, width, params),
@@ -362,12 +364,7 @@ def run_cluster(name, n, off, tgt, reference, source, f, configs, repeats, joine
         attr.value[0], attr.value[1], attr.value[2] = blocks, 1, 1
         cfg = LaunchConfig(blocks, 1, 1, width, 1, 1, smem, None, ctypes.pointer(attr), 1)
 
-        def reset():
-            status.zero_()
-            depth.fill_(-1)
-            parent.fill_(-1)
-
-        times = checked_times(f"{name}: cluster of {blocks}x{width}", repeats, reset,
+        times = checked_times(f"{name}: cluster of {blocks}x{width}", repeats, lambda: None,
                               lambda: cuda.cuLaunchKernelEx(ctypes.byref(cfg), f, params, None),
                               (status, depth, parent), reference, off64, tgt64)
         if times:
@@ -431,9 +428,6 @@ def run_async(name, n, off, tgt, reference, source, f, configs, repeats, joined)
             slots[0], slots[1] = source, (start << 32) | degree
             counter.zero_()
             counter[0] = 1 << 32
-            status.zero_()
-            depth.fill_(-1)
-            parent.fill_(-1)
 
         times = checked_times(f"{name}: {blocks}x{width}", repeats, reset,
                               cooperative(f, blocks, width, params),
