@@ -287,8 +287,8 @@ def run_graph(name, n, off, tgt, reference, source, f, configs, repeats, profile
                               cooperative(f, blocks, width, params),
                               (status, depth, parent), reference, off64, tgt64)
         if times:
-            med = statistics.median(times)
             row = timed_row(name, blocks, width, levels, times, occupancy=occ)
+            med = row["median_us"]
             if profile:
                 # Each block's nanoseconds a level in its three phases (last search).
                 mean, top = phase_means(spare, blocks, 3)
@@ -368,8 +368,8 @@ def run_cluster(name, n, off, tgt, reference, source, f, configs, repeats, joine
                               lambda: cuda.cuLaunchKernelEx(ctypes.byref(cfg), f, params, None),
                               (status, depth, parent), reference, off64, tgt64)
         if times:
-            med = statistics.median(times)
             row = timed_row(name, blocks, width, levels, times, edge_slots=slots)
+            med = row["median_us"]
             if int(spare[3]) != 0:
                 # Thread 0's ns a level expanding and at the barrier (last
                 # search), and until its first rows and claims were back, a
@@ -433,9 +433,9 @@ def run_async(name, n, off, tgt, reference, source, f, configs, repeats, joined)
                               cooperative(f, blocks, width, params),
                               (status, depth, parent), reference, off64, tgt64)
         if times:
-            med = statistics.median(times)
             pushed = (int(counter[0]) >> 32) & 0xFFFFFFFF
             row = timed_row(name, blocks, width, levels, times, pushed=pushed)
+            med = row["median_us"]
             rows.append(row)
             say(f"{name}: {blocks} x {width}: {med/1000:.3f} ms ({min(times)/1000:.3f}-{max(times)/1000:.3f}), "
                 f"{levels} levels, {med/levels:.2f} us/level, {pushed} items queued "

@@ -192,6 +192,21 @@ inline u32 atomicCAS(u32* p, u32 expected, u32 desired) {
     __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
     return expected;
 }
+// atomicMin and atomicMax: `v` replaces the word while `replaces(v, old)`.
+template <class T, class Replaces>
+inline T emu_atomic_replace(T* p, T v, Replaces replaces) {
+    T old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
+    while (replaces(v, old) &&
+           !__atomic_compare_exchange_n(p, &old, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+    }
+    return old;
+}
+inline u64 atomicMin(u64* p, u64 v) {
+    return emu_atomic_replace(p, v, [](u64 a, u64 b) { return a < b; });
+}
+inline u32 atomicMax(u32* p, u32 v) {
+    return emu_atomic_replace(p, v, [](u32 a, u32 b) { return a > b; });
+}
 
 // ---- device memory and launches -------------------------------------------
 

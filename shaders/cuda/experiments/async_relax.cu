@@ -31,20 +31,6 @@ struct uint4 {
 };
 inline void store_release_u64(u64* p, u64 v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 inline u64 add_counter(u64* p, u64 v) { return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL); }
-inline u64 claim(u64* p, u64 v) {
-    u64 old = __atomic_load_n(p, __ATOMIC_RELAXED);
-    while (v < old && !__atomic_compare_exchange_n(p, &old, v, true, __ATOMIC_RELAXED,
-                                                   __ATOMIC_RELAXED)) {
-    }
-    return old;
-}
-inline u32 max_status(u32* p, u32 v) {
-    u32 old = __atomic_load_n(p, __ATOMIC_RELAXED);
-    while (v > old && !__atomic_compare_exchange_n(p, &old, v, true, __ATOMIC_RELAXED,
-                                                   __ATOMIC_RELAXED)) {
-    }
-    return old;
-}
 #else
 #define EXTERN extern "C"
 __device__ __forceinline__ void store_release_u64(u64* p, u64 v) {
@@ -70,8 +56,6 @@ __device__ __forceinline__ u64 add_counter(u64* p, u64 v) {
 #endif
     return old;
 }
-__device__ __forceinline__ u64 claim(u64* p, u64 v) { return atomicMin(p, v); }
-__device__ __forceinline__ u32 max_status(u32* p, u32 v) { return atomicMax(p, v); }
 #endif
 
 #define NONE VYRE_UNREACHED
@@ -177,7 +161,7 @@ EXTERN __global__ void async_bfs(AsyncArgs a) {
 #pragma unroll
                 for (u32 j = 0; j < 4; ++j)
                     if (first + j < it.degree) {
-                        old[j] = claim(&a.best[e[j].x], offer);
+                        old[j] = atomicMin(&a.best[e[j].x], offer);
                         prefetch_l2(&a.joined[e[j].y]);
                     }
 #pragma unroll
@@ -271,5 +255,5 @@ EXTERN __global__ void async_bfs(AsyncArgs a) {
         if (d != NONE && d + 1 > deepest) deepest = d + 1;
     }
     deepest = warp_max(deepest);
-    if (lane == 0 && deepest != 0) max_status(&a.status[1], deepest);
+    if (lane == 0 && deepest != 0) atomicMax(&a.status[1], deepest);
 }
