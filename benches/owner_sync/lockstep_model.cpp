@@ -12,7 +12,9 @@
 // and how often vertices were queued and expanded, and checks every depth
 // against the grid distance r + c.
 //
-// g++ -O2 -o lockstep_model lockstep_model.cpp && ./lockstep_model 3000 3000 16896 0.3
+// From the repository root (shapes.hpp, the checks' grid, needs the emulator's types):
+// g++ -O2 -std=c++20 -pthread -Icrates/vyre-cuda/emu -o lockstep_model benches/owner_sync/lockstep_model.cpp
+// ./lockstep_model 3000 3000 16896 0.3
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -21,32 +23,12 @@
 #include <random>
 #include <vector>
 
+#include "cuda_emu.hpp"
+#include "shapes.hpp"
+
 namespace {
 
 constexpr uint32_t kUnreached = UINT32_MAX;
-
-struct Grid {
-    uint32_t rows, cols;
-    std::vector<uint64_t> offsets;
-    std::vector<uint32_t> targets;
-};
-
-// vyre's grid: row-major ids, four neighbours, the search from vertex 0.
-Grid grid(uint32_t rows, uint32_t cols) {
-    Grid g{rows, cols, {}, {}};
-    const uint32_t n = rows * cols;
-    g.offsets.reserve(n + 1);
-    for (uint32_t v = 0; v < n; ++v) {
-        const uint32_t r = v / cols, c = v % cols;
-        g.offsets.push_back(g.targets.size());
-        if (r > 0) g.targets.push_back(v - cols);
-        if (c > 0) g.targets.push_back(v - 1);
-        if (c + 1 < cols) g.targets.push_back(v + 1);
-        if (r + 1 < rows) g.targets.push_back(v + cols);
-    }
-    g.offsets.push_back(g.targets.size());
-    return g;
-}
 
 struct Lane {
     int64_t v = -1;  // the vertex it expands next, -1 for none
@@ -55,10 +37,10 @@ struct Lane {
 };
 
 struct Counts {
-    uint64_t rounds = 0, pushed = 0, expanded = 0, stale = 0;
+    uint64_t rounds = 0, pushed = 0, expanded = 0;
 };
 
-Counts run(const Grid& g, std::vector<uint32_t>& depth, uint32_t lanes, double slow, uint32_t seed) {
+Counts run(const Csr& g, std::vector<uint32_t>& depth, uint32_t lanes, double slow, uint32_t seed) {
     std::vector<Lane> lane(lanes);
     std::deque<std::pair<uint32_t, uint32_t>> queue, pushed_this_round;
     std::mt19937 rng(seed);
@@ -84,7 +66,6 @@ Counts run(const Grid& g, std::vector<uint32_t>& depth, uint32_t lanes, double s
             if (l.v < 0) continue;
             if (l.queued && depth[l.v] < l.depth) {
                 l.v = -1;
-                ++k.stale;
                 continue;
             }
             if (uniform(rng) < slow) continue;
@@ -92,8 +73,8 @@ Counts run(const Grid& g, std::vector<uint32_t>& depth, uint32_t lanes, double s
             l.queued = false;
             const uint32_t next = l.depth + 1;
             int64_t kept = -1;
-            for (uint64_t e = g.offsets[l.v]; e < g.offsets[l.v + 1]; ++e) {
-                const uint32_t w = g.targets[e];
+            for (u32 e = g.off[l.v]; e < g.off[l.v + 1]; ++e) {
+                const uint32_t w = g.tgt[e];
                 if (next >= depth[w]) continue;
                 depth[w] = next;
                 if (kept < 0) {
@@ -127,8 +108,11 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "ROWS, COLS and LANES must be positive and 0 <= SLOW < 1\n");
         return 2;
     }
-    const Grid g = grid(rows, cols);
-    std::vector<uint32_t> depth(g.offsets.size() - 1, kUnreached);
+    Csr g = grid(rows, cols);
+    // Rows in ascending order, as vyre's CSR and run.py's grid hold them: the
+    // first target won is the one a chain keeps, so the order matters.
+    for (u32 v = 0; v < g.n; ++v) std::sort(g.tgt.begin() + g.off[v], g.tgt.begin() + g.off[v + 1]);
+    std::vector<uint32_t> depth(g.n, kUnreached);
     const Counts k = run(g, depth, lanes, slow, seed);
     for (uint32_t v = 0; v < depth.size(); ++v)
         if (depth[v] != v / cols + v % cols) {
