@@ -1,7 +1,7 @@
 // What the CPU checks of the owner-computes experiments share: small graphs
 // of several shapes, a serial BFS, and the comparison of a search's depths,
-// parents and level count with it. Included by check.cpp and
-// check_cluster.cpp after cuda_emu.hpp.
+// parents and level count with it. Included after cuda_emu.hpp by the
+// checks (check*.cpp) and, for its grid, by lockstep_model.cpp.
 #pragma once
 #include <algorithm>
 #include <deque>
