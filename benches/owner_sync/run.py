@@ -5,7 +5,10 @@ device events; the same for shaders/cuda/experiments/cluster_owner.cu.
 shaders/cuda/experiments/async_relax.cu (async) too.
 Usage: run.py OUT_DIR [MTX_GZ] [KERNELS: owner,cluster,bulk,async]
 (bulk: cluster_owner.cu's BULK builds, apart so that a fault of theirs
-leaves the other figures in place)"""
+leaves the other figures in place). With ASYNC_BASELINE=FILE in the
+environment, the async set also times FILE, another revision of
+async_relax.cu, as "async baseline" (and its SHARE_IN_WARP build), so that a
+change's before and after run in one call."""
 import ctypes, glob, gzip, json, os, statistics, sys, time
 
 import torch
@@ -453,8 +456,8 @@ def main(out_dir, mtx, kernels):
     shaders = os.path.join(here, "..", "..", "shaders", "cuda")
     # One program, common.cuh first, as vyre-cuda joins its kernels.
     def program(kernel):
-        return b"".join(open(os.path.join(shaders, f), "rb").read()
-                        for f in ["common.cuh", os.path.join("experiments", kernel)])
+        path = kernel if os.path.isabs(kernel) else os.path.join(shaders, "experiments", kernel)
+        return b"".join(open(f, "rb").read() for f in [os.path.join(shaders, "common.cuh"), path])
     src = program("owner_sync.cu")
     variants = {}
     # Polls 20 ns apart or back to back; a neighbour's entries read after
@@ -484,12 +487,18 @@ def main(out_dir, mtx, kernels):
                                             b"cluster_bfs")
     asynchronous = {}
     if "async" in kernels:
-        async_src = program("async_relax.cu")
-        for key, extra in [("async", []), ("async share-in-warp", [b"-DSHARE_IN_WARP"]),
-                           ("async relaxed-count", [b"-DRELAXED_COUNT"]),
-                           ("async pause 0", [b"-DPAUSE_NS=0"]),
-                           ("async pause 400", [b"-DPAUSE_NS=400"])]:
-            asynchronous[key] = compile_kernel(async_src, [b"--gpu-architecture=compute_90"] + extra,
+        builds = [("async", "async_relax.cu", []), ("async share-in-warp", "async_relax.cu", [b"-DSHARE_IN_WARP"]),
+                  ("async relaxed-count", "async_relax.cu", [b"-DRELAXED_COUNT"]),
+                  ("async share-in-warp relaxed-count", "async_relax.cu",
+                   [b"-DSHARE_IN_WARP", b"-DRELAXED_COUNT"]),
+                  ("async keep-last", "async_relax.cu", [b"-DKEEP_LAST"]),
+                  ("async share-in-warp keep-last", "async_relax.cu", [b"-DSHARE_IN_WARP", b"-DKEEP_LAST"])]
+        baseline = os.environ.get("ASYNC_BASELINE")
+        if baseline:
+            builds += [("async baseline", os.path.abspath(baseline), []),
+                       ("async baseline share-in-warp", os.path.abspath(baseline), [b"-DSHARE_IN_WARP"])]
+        for key, kernel, extra in builds:
+            asynchronous[key] = compile_kernel(program(kernel), [b"--gpu-architecture=compute_90"] + extra,
                                                b"async_bfs")
     rows = []
     graphs = [("grid 3000x3000", lambda: grid(3000, 3000)), ("grid 1000x1000", lambda: grid(1000, 1000)),
@@ -519,7 +528,7 @@ def main(out_dir, mtx, kernels):
             say(f"{name}: joined edge entries ({joined.numel() * 4} bytes) built in "
                 f"{(time.perf_counter() - t0) * 1000:.1f} ms")
         for key, f in asynchronous.items():
-            configs = ASYNC_CONFIGS if key in ("async", "async share-in-warp") else ASYNC_CONFIGS[1:2]
+            configs = ASYNC_CONFIGS if key in ("async", "async share-in-warp") else ASYNC_CONFIGS[2:3]
             for row in run_async(f"{name} [{key}]", n, off, tgt, reference, 0, f, configs, 5, joined):
                 row["graph"], row["variant"] = name, key
                 rows.append(row)
