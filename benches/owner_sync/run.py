@@ -490,9 +490,7 @@ def main(out_dir, mtx, kernels):
         builds = [("async", "async_relax.cu", []), ("async share-in-warp", "async_relax.cu", [b"-DSHARE_IN_WARP"]),
                   ("async relaxed-count", "async_relax.cu", [b"-DRELAXED_COUNT"]),
                   ("async share-in-warp relaxed-count", "async_relax.cu",
-                   [b"-DSHARE_IN_WARP", b"-DRELAXED_COUNT"]),
-                  ("async keep-last", "async_relax.cu", [b"-DKEEP_LAST"]),
-                  ("async share-in-warp keep-last", "async_relax.cu", [b"-DSHARE_IN_WARP", b"-DKEEP_LAST"])]
+                   [b"-DSHARE_IN_WARP", b"-DRELAXED_COUNT"])]
         baseline = os.environ.get("ASYNC_BASELINE")
         if baseline:
             builds += [("async baseline", os.path.abspath(baseline), []),

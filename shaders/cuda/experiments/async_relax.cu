@@ -4,22 +4,14 @@
 //
 // Each vertex holds one 64-bit word, depth << 32 | parent, lowered with
 // atomicMin: a claim wins when it lowers the depth. Every lane works on its
-// own chain: it expands a vertex, keeps the first target it won (the last
-// with -DKEEP_LAST: on a grid in row order, a forward one) as its next vertex
-// (no hand-off, so a chain costs one edge read and one claim a hop) and
-// pushes any other target it won to a global queue, where idle lanes
+// own chain: it expands a vertex, keeps the first target it won as its next
+// vertex (no hand-off, so a chain costs one edge read and one claim a hop)
+// and pushes any other target it won to a global queue, where idle lanes
 // wait on tickets (slot numbers handed out in order). A vertex reached first
 // by a longer path is claimed again by the shorter one and expanded again,
 // so the search ends exact: every final word's depth is the vertex's
 // distance and its parent held one less when it made the claim (a parent
 // whose depth later fell would have claimed again with the smaller depth).
-//
-// A round is laid out so that a working lane waits for two round trips, its
-// entries' load and its claims: the stale check, a ticketed lane's poll and
-// last round's pushes are issued beside the entries' load, and the results
-// of the round's two counter adds (slots for its pushes, tickets for lanes
-// left idle) are first used in the next round, after its loads are issued.
-// A queued item is therefore expanded two rounds after its lane went idle.
 //
 // One 64-bit counter, pushed << 32 | finished, counts items pushed (the
 // source is the first) and chains ended; a warp adds both of a round with
@@ -29,11 +21,7 @@
 //
 // Each edge entry holds its target's row (JOINED layout of cluster_owner.cu:
 // target, row start, degree), so a hop needs no offsets read; the entries of
-// every target tried are prefetched into L2 beside the claim. A queue slot is
-// two words, depth << 32 | vertex and start << 32 | degree, written by one
-// 16-byte store and read by one 16-byte load; neither word is ever all ones
-// once written, so a reader that sees either still EMPTY (a torn read) looks
-// again next round.
+// every target tried are prefetched into L2 beside the claim.
 
 // Compiled after ../common.cuh (warp sums, relaxed loads, pauses).
 #ifdef VYRE_HOST_ORDERING
@@ -41,31 +29,18 @@
 struct uint4 {
     u32 x, y, z, w;
 };
-inline u64 add_counter(u64* p, u64 v) {
-#ifdef RELAXED_COUNT
-    return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
-#else
-    return __atomic_fetch_add(p, v, __ATOMIC_RELEASE);
-#endif
-}
-// Two words, as a GPU may see a 16-byte access: not as one. The word a
-// reader looks at first is written first, with a yield between, so that
-// torn reads happen here too.
-inline void store_slot(u64* p, u64 head, u64 row) {
-    __atomic_store_n(p, head, __ATOMIC_RELAXED);
-    sched_yield();
-    __atomic_store_n(p + 1, row, __ATOMIC_RELAXED);
-}
-inline void load_slot(const u64* p, u64& head, u64& row) {
-    head = __atomic_load_n(p, __ATOMIC_RELAXED);
-    row = __atomic_load_n(p + 1, __ATOMIC_RELAXED);
-}
+inline void store_release_u64(u64* p, u64 v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+inline u64 add_counter(u64* p, u64 v) { return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL); }
 #else
 #define EXTERN extern "C"
+__device__ __forceinline__ void store_release_u64(u64* p, u64 v) {
+    asm volatile("st.release.gpu.global.u64 [%0], %1;"
+                 :
+                 : "l"(__cvta_generic_to_global(p)), "l"(v)
+                 : "memory");
+}
 // Release: the claims a warp made before adding its round reach the L2
-// before the counter can say the search is over. (RELAXED_COUNT measures
-// what the release costs; the claims' results are back before the add is
-// issued, which is all it then rests on.)
+// before the counter can say the search is over.
 __device__ __forceinline__ u64 add_counter(u64* p, u64 v) {
     u64 old;
 #ifdef RELAXED_COUNT
@@ -74,24 +49,12 @@ __device__ __forceinline__ u64 add_counter(u64* p, u64 v) {
                  : "l"(__cvta_generic_to_global(p)), "l"(v)
                  : "memory");
 #else
-    asm volatile("atom.release.gpu.global.add.u64 %0, [%1], %2;"
+    asm volatile("atom.acq_rel.gpu.global.add.u64 %0, [%1], %2;"
                  : "=l"(old)
                  : "l"(__cvta_generic_to_global(p)), "l"(v)
                  : "memory");
 #endif
     return old;
-}
-__device__ __forceinline__ void store_slot(u64* p, u64 head, u64 row) {
-    asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};"
-                 :
-                 : "l"(__cvta_generic_to_global(p)), "l"(head), "l"(row)
-                 : "memory");
-}
-__device__ __forceinline__ void load_slot(const u64* p, u64& head, u64& row) {
-    asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];"
-                 : "=l"(head), "=l"(row)
-                 : "l"(__cvta_generic_to_global(p))
-                 : "memory");
 }
 #endif
 
@@ -133,28 +96,14 @@ struct Item {
 __device__ __forceinline__ u64 packed(u32 high, u32 low) { return ((u64)high << 32) | low; }
 
 // Writes `e` (a target won at `depth`) into queue slot `at`, or flags a full
-// queue.
+// queue; the slot's first word goes last, with release, as consumers poll it.
 __device__ __forceinline__ void put(const AsyncArgs& a, u64 at, const uint4& e, u32 depth) {
     if (at >= a.capacity) {
         atomicOr(&a.status[0], QUEUE_FULL);
         return;
     }
-    store_slot(&a.slots[2 * at], packed(depth, e.x), packed(e.y, e.z));
-}
-
-// extra[k] with k known only at run time, by unrolled selects, so that the
-// buffer stays in registers rather than in a stack frame.
-__device__ __forceinline__ void set_extra(uint4 (&extra)[EXTRA], u32 k, const uint4& e) {
-#pragma unroll
-    for (u32 i = 0; i < EXTRA; ++i)
-        if (i == k) extra[i] = e;
-}
-__device__ __forceinline__ uint4 get_extra(const uint4 (&extra)[EXTRA], u32 k) {
-    uint4 e = extra[0];
-#pragma unroll
-    for (u32 i = 1; i < EXTRA; ++i)
-        if (i == k) e = extra[i];
-    return e;
+    store_relaxed_u64(&a.slots[2 * at + 1], packed(e.y, e.z));
+    store_release_u64(&a.slots[2 * at], packed(depth, e.x));
 }
 
 EXTERN __global__ void async_bfs(AsyncArgs a) {
@@ -164,58 +113,51 @@ EXTERN __global__ void async_bfs(AsyncArgs a) {
     bool has = false, queued = false;
     Item it{0, 0, 0, 0};
     u64 ticket = EMPTY;
-    // Last round's pushes: `buffered` targets won at `extra_depth`, for the
-    // slots after the `below` that lower lanes of the warp pushed, counting
-    // from the counter as lane 31's add found it (`pushed_at`).
-    uint4 extra[EXTRA];
-    u32 buffered = 0, below = 0, extra_depth = 0;
-    u64 pushed_at = 0;
-    // Last round's askers for a ticket, and the first ticket (in their leader).
-    u32 asking = 0, ticket_base = 0;
     u32 idle_rounds = 0;
     for (u32 round = 0;; ++round) {
         if (round == a.max_rounds) {
             if (lane == 0) atomicOr(&a.status[0], TOO_MANY_ROUNDS);
             break;
         }
-        // The entries and the stale check of the vertex to expand, first.
-        uint4 e[4];
-        u64 seen = 0;
-        if (has) {
-#pragma unroll
-            for (u32 j = 0; j < 4; ++j)
-                if (j < it.degree) e[j] = a.joined[it.start + j];
-            if (queued) seen = load_relaxed_u64(&a.best[it.v]);
+        // Tickets for lanes with neither a chain nor a ticket.
+        const bool wants = !has && ticket == EMPTY;
+        const u32 need = __ballot_sync(VYRE_FULL_MASK, wants);
+        if (need != 0) {
+            const u32 leader = __ffs(need) - 1;
+            u32 base = 0;
+            if (lane == leader) base = atomicAdd(tickets, (u32)__popc(need));
+            base = __shfl_sync(VYRE_FULL_MASK, base, leader);
+            if (wants) ticket = base + (u32)__popc(need & lanes_below());
         }
-        // Last round's pushes into the slots its add handed out.
-        const u64 was = __shfl_sync(VYRE_FULL_MASK, pushed_at, 31);
-#pragma unroll
-        for (u32 k = 0; k < EXTRA; ++k)
-            if (k < buffered) put(a, (was >> 32) + below + k, extra[k], extra_depth);
-        buffered = 0;
-        // Last round's askers take their tickets; a ticketed lane looks at
-        // its slot, and takes what it finds after the expansion.
-        if (asking != 0) {
-            const u32 base = __shfl_sync(VYRE_FULL_MASK, ticket_base, __ffs(asking) - 1);
-            if ((asking >> lane) & 1u) ticket = base + (u32)__popc(asking & lanes_below());
+        // A ticketed lane looks at its slot once a round.
+        if (ticket != EMPTY && ticket < a.capacity) {
+            const u64 head = load_relaxed_u64(&a.slots[2 * ticket]);
+            if (head != EMPTY) {
+                fence_acquire();
+                const u64 row = load_relaxed_u64(&a.slots[2 * ticket + 1]);
+                it = Item{(u32)head, (u32)(head >> 32), (u32)(row >> 32), (u32)row};
+                has = queued = true;
+                ticket = EMPTY;
+            }
         }
-        u64 head = EMPTY, row = EMPTY;
-        if (ticket != EMPTY && ticket < a.capacity) load_slot(&a.slots[2 * ticket], head, row);
         // A queued vertex since claimed by a shorter path is stale.
         bool ended = false;
-        if (has && queued && (u32)(seen >> 32) < it.depth) has = false, ended = true;
+        if (has && queued && (u32)(load_relaxed_u64(&a.best[it.v]) >> 32) < it.depth)
+            has = false, ended = true;
+        // Targets won beside the kept one (which is then `it`, of their depth).
+        u32 buffered = 0;
+        uint4 extra[EXTRA];
         if (has) {
             const u32 next = it.depth + 1;
             const u64 offer = packed(next, it.v);
             bool kept = false;
             uint4 keep{0, 0, 0, 0};
             for (u32 first = 0; first < it.degree; first += 4) {
+                uint4 e[4];
                 u64 old[4];
-                if (first != 0) {
 #pragma unroll
-                    for (u32 j = 0; j < 4; ++j)
-                        if (first + j < it.degree) e[j] = a.joined[it.start + first + j];
-                }
+                for (u32 j = 0; j < 4; ++j)
+                    if (first + j < it.degree) e[j] = a.joined[it.start + first + j];
 #pragma unroll
                 for (u32 j = 0; j < 4; ++j)
                     if (first + j < it.degree) {
@@ -228,33 +170,19 @@ EXTERN __global__ void async_bfs(AsyncArgs a) {
                     if (!kept) {
                         kept = true;
                         keep = e[j];
-                        continue;
-                    }
-#ifdef KEEP_LAST
-                    const uint4 other = keep;
-                    keep = e[j];
-#else
-                    const uint4 other = e[j];
-#endif
-                    if (buffered < EXTRA) {
-                        set_extra(extra, buffered++, other);
+                    } else if (buffered < EXTRA) {
+                        extra[buffered++] = e[j];
                     } else {
-                        const u64 at = add_counter(counter, 1ull << 32);
-                        put(a, at >> 32, other, next);
+                        const u64 was = add_counter(counter, 1ull << 32);
+                        put(a, was >> 32, e[j], next);
                     }
                 }
             }
             queued = false;
-            extra_depth = next;
             if (kept)
                 it = Item{keep.x, next, keep.y, keep.z};
             else
                 has = false, ended = true;
-        }
-        if (ticket != EMPTY && head != EMPTY && row != EMPTY) {
-            it = Item{(u32)head, (u32)(head >> 32), (u32)(row >> 32), (u32)row};
-            has = queued = true;
-            ticket = EMPTY;
         }
 #ifdef SHARE_IN_WARP
         // Lanes whose chain just ended take the targets other lanes of their
@@ -274,11 +202,11 @@ EXTERN __global__ void async_bfs(AsyncArgs a) {
                 for (u32 i = 0; i < taker; ++i) rest &= rest - 1;
                 from = __ffs(rest) - 1;
             }
-            const uint4 give = buffered > 0 ? get_extra(extra, buffered - 1) : uint4{0, 0, 0, 0};
+            const uint4 give = buffered > 0 ? extra[buffered - 1] : uint4{0, 0, 0, 0};
             const u32 v = __shfl_sync(VYRE_FULL_MASK, give.x, from);
             const u32 start = __shfl_sync(VYRE_FULL_MASK, give.y, from);
             const u32 degree = __shfl_sync(VYRE_FULL_MASK, give.z, from);
-            const u32 depth = __shfl_sync(VYRE_FULL_MASK, extra_depth, from);
+            const u32 depth = __shfl_sync(VYRE_FULL_MASK, it.depth, from);
             if (buffered > 0 && __popc(givers & lanes_below()) < pairs) --buffered;
             if (takes) {
                 it = Item{v, depth, start, degree};
@@ -287,19 +215,18 @@ EXTERN __global__ void async_bfs(AsyncArgs a) {
             }
         }
 #endif
-        // The round's pushes and ended chains in one add, and tickets for
-        // lanes left idle: both results are first used next round.
+        // The round's pushes and ended chains in one count.
         const u32 pushes = warp_inclusive_sum(buffered);
-        below = pushes - buffered;
-        const u32 total = __shfl_sync(VYRE_FULL_MASK, pushes, 31);
         const u32 ends = __popc(__ballot_sync(VYRE_FULL_MASK, ended));
-        pushed_at = 0;
-        if (lane == 31 && (total | ends) != 0) pushed_at = add_counter(counter, packed(total, ends));
-        asking = __ballot_sync(VYRE_FULL_MASK, !has && ticket == EMPTY);
-        if (asking != 0 && lane == (u32)__ffs(asking) - 1) ticket_base = atomicAdd(tickets, (u32)__popc(asking));
+        const u32 total = __shfl_sync(VYRE_FULL_MASK, pushes, 31);
+        __syncwarp();
+        u64 was = 0;
+        if (lane == 31 && (total | ends) != 0) was = add_counter(counter, packed(total, ends));
+        was = __shfl_sync(VYRE_FULL_MASK, was, 31);
+        for (u32 k = 0; k < buffered; ++k)
+            put(a, (was >> 32) + pushes - buffered + k, extra[k], it.depth);
         // A warp with nothing to do pauses, and now and then looks whether
-        // the search is over (never while it holds pushes: the counter
-        // counts them as unfinished).
+        // the search is over.
         if (__ballot_sync(VYRE_FULL_MASK, has) != 0) {
             idle_rounds = 0;
             continue;
