@@ -5,7 +5,8 @@
 # timed (PROFILE); then the one-cluster kernel (check_cluster.cpp) as it is,
 # storing at the claim, with joined edges, profiled, and with joined edges
 # copied into the owner's shared memory (BULK); then the barrier-free kernel
-# (check_async.cpp). A few minutes.
+# (check_async.cpp), as it is, with SHARE_IN_WARP, and its lean form. A few
+# minutes.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 dir="$(mktemp -d)"
@@ -21,7 +22,7 @@ for variant in "" "-DSTORE_AT_CLAIM" "-DJOINED" "-DPROFILE" "-DJOINED -DBULK"; d
         -I"$root/shaders/cuda" -o "$dir/check_cluster" "$root/benches/owner_sync/check_cluster.cpp"
     "$dir/check_cluster"
 done
-for variant in "" "-DSHARE_IN_WARP"; do
+for variant in "" "-DSHARE_IN_WARP" "-DASYNC_KERNEL=async_lean_bfs" "-DASYNC_KERNEL=async_lean_bfs -DRELAXED_COUNT"; do
     echo "== async_relax ${variant:-as it is}"
     g++ -O1 -std=c++20 -pthread $variant -I"$root/crates/vyre-cuda/emu" -I"$root/shaders/cuda" \
         -o "$dir/check_async" "$root/benches/owner_sync/check_async.cpp"

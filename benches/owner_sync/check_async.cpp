@@ -9,6 +9,11 @@
 
 #include "shapes.hpp"
 
+// The kernel to check: async_bfs, or async_lean_bfs (-DASYNC_KERNEL=...).
+#ifndef ASYNC_KERNEL
+#define ASYNC_KERNEL async_bfs
+#endif
+
 static bool check(const char* name, const Csr& g, u32 src, u32 blocks, u32 width, EmuDevice& dev) {
     dev.reset();
     std::vector<uint4> joined;
@@ -28,7 +33,7 @@ static bool check(const char* name, const Csr& g, u32 src, u32 blocks, u32 width
                       upload(dev, counter), depth,               parent,
                       status,               g.n,                 capacity,
                       1u << 24};
-    return launched_and_matches(emu_launch(async_bfs, blocks, width, a, 0, 120), name, g, src,
+    return launched_and_matches(emu_launch(ASYNC_KERNEL, blocks, width, a, 0, 120), name, g, src,
                                 blocks, width, depth, parent, status);
 }
 

@@ -38,6 +38,7 @@ def launch(f, blocks, width, params, cluster=0, cooperative=False):
 
 def measure(rows, what, f, blocks, width, params, out, steps=STEPS, reset=None, **kind):
     ns = []
+    out.zero_()  # chains start at index 0 of this measure's array
     for _ in range(6):
         if reset:
             reset()

@@ -487,17 +487,21 @@ def main(out_dir, mtx, kernels):
                                             b"cluster_bfs")
     asynchronous = {}
     if "async" in kernels:
-        builds = [("async", "async_relax.cu", []), ("async share-in-warp", "async_relax.cu", [b"-DSHARE_IN_WARP"]),
-                  ("async relaxed-count", "async_relax.cu", [b"-DRELAXED_COUNT"]),
+        # (name, source, options, entry point)
+        builds = [("async", "async_relax.cu", [], b"async_bfs"),
+                  ("async share-in-warp", "async_relax.cu", [b"-DSHARE_IN_WARP"], b"async_bfs"),
+                  ("async relaxed-count", "async_relax.cu", [b"-DRELAXED_COUNT"], b"async_bfs"),
                   ("async share-in-warp relaxed-count", "async_relax.cu",
-                   [b"-DSHARE_IN_WARP", b"-DRELAXED_COUNT"])]
+                   [b"-DSHARE_IN_WARP", b"-DRELAXED_COUNT"], b"async_bfs"),
+                  ("async lean", "async_relax.cu", [], b"async_lean_bfs"),
+                  ("async lean relaxed-count", "async_relax.cu", [b"-DRELAXED_COUNT"], b"async_lean_bfs")]
         baseline = os.environ.get("ASYNC_BASELINE")
         if baseline:
-            builds += [("async baseline", os.path.abspath(baseline), []),
-                       ("async baseline share-in-warp", os.path.abspath(baseline), [b"-DSHARE_IN_WARP"])]
-        for key, kernel, extra in builds:
-            asynchronous[key] = compile_kernel(program(kernel), [b"--gpu-architecture=compute_90"] + extra,
-                                               b"async_bfs")
+            builds += [("async baseline", os.path.abspath(baseline), [], b"async_bfs"),
+                       ("async baseline share-in-warp", os.path.abspath(baseline), [b"-DSHARE_IN_WARP"],
+                        b"async_bfs")]
+        for key, kernel, extra, entry in builds:
+            asynchronous[key] = compile_kernel(program(kernel), [b"--gpu-architecture=compute_90"] + extra, entry)
     rows = []
     graphs = [("grid 3000x3000", lambda: grid(3000, 3000)), ("grid 1000x1000", lambda: grid(1000, 1000)),
               ("chain 200000", lambda: chain(200000))]
@@ -526,7 +530,7 @@ def main(out_dir, mtx, kernels):
             say(f"{name}: joined edge entries ({joined.numel() * 4} bytes) built in "
                 f"{(time.perf_counter() - t0) * 1000:.1f} ms")
         for key, f in asynchronous.items():
-            configs = ASYNC_CONFIGS if key in ("async", "async share-in-warp") else ASYNC_CONFIGS[2:3]
+            configs = ASYNC_CONFIGS if key in ("async share-in-warp", "async lean") else ASYNC_CONFIGS[2:3]
             for row in run_async(f"{name} [{key}]", n, off, tgt, reference, 0, f, configs, 5, joined):
                 row["graph"], row["variant"] = name, key
                 rows.append(row)

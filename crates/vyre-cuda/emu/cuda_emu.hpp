@@ -127,6 +127,8 @@ inline u32 __ballot_sync(u32 mask, bool pred) {
     return bits;
 }
 
+inline bool __any_sync(u32 mask, bool pred) { return __ballot_sync(mask, pred) != 0; }
+
 inline void __syncwarp(u32 mask = 0xffffffffu) {
     if (mask != 0xffffffffu) emu_fail("partial warp mask");
     emu_exchange(0, emu_lane());

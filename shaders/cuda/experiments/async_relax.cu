@@ -106,6 +106,43 @@ __device__ __forceinline__ void put(const AsyncArgs& a, u64 at, const uint4& e, 
     store_release_u64(&a.slots[2 * at], packed(depth, e.x));
 }
 
+// Every lane, once the search is over: the words as depths and parents,
+// and the level count.
+__device__ __forceinline__ void finish(const AsyncArgs& a) {
+    const u32 lane = lane_id();
+    fence_acquire();
+    const u32 lanes = gridDim.x * blockDim.x;
+    u32 deepest = 0;
+    for (u32 first = (blockIdx.x * blockDim.x + threadIdx.x) & ~31u; first < a.n; first += lanes) {
+        const u32 v = first + lane;
+        u32 d = NONE;
+        if (v < a.n) {
+            const u64 w = load_relaxed_u64(&a.best[v]);
+            d = w == EMPTY ? NONE : (u32)(w >> 32);
+            a.depth[v] = d;
+            a.parent[v] = w == EMPTY ? NONE : (u32)w;
+        }
+        if (d != NONE && d + 1 > deepest) deepest = d + 1;
+    }
+    deepest = warp_max(deepest);
+    if (lane == 0 && deepest != 0) atomicMax(&a.status[1], deepest);
+}
+
+// extra[k] with k known only at run time, by unrolled selects, so that a
+// lane's buffered targets stay in registers rather than in a stack frame.
+__device__ __forceinline__ void set_extra(uint4 (&extra)[EXTRA], u32 k, const uint4& e) {
+#pragma unroll
+    for (u32 i = 0; i < EXTRA; ++i)
+        if (i == k) extra[i] = e;
+}
+__device__ __forceinline__ uint4 get_extra(const uint4 (&extra)[EXTRA], u32 k) {
+    uint4 e = extra[0];
+#pragma unroll
+    for (u32 i = 1; i < EXTRA; ++i)
+        if (i == k) e = extra[i];
+    return e;
+}
+
 EXTERN __global__ void async_bfs(AsyncArgs a) {
     const u32 lane = lane_id();
     u64* counter = a.counter;
@@ -239,21 +276,104 @@ EXTERN __global__ void async_bfs(AsyncArgs a) {
         }
         if (__shfl_sync(VYRE_FULL_MASK, over, 0)) break;
     }
-    // The words as depths and parents, and the level count.
-    fence_acquire();
-    const u32 lanes = gridDim.x * blockDim.x;
-    u32 deepest = 0;
-    for (u32 first = (blockIdx.x * blockDim.x + threadIdx.x) & ~31u; first < a.n; first += lanes) {
-        const u32 v = first + lane;
-        u32 d = NONE;
-        if (v < a.n) {
-            const u64 w = load_relaxed_u64(&a.best[v]);
-            d = w == EMPTY ? NONE : (u32)(w >> 32);
-            a.depth[v] = d;
-            a.parent[v] = w == EMPTY ? NONE : (u32)w;
+    finish(a);
+}
+
+// The same search with no warp-wide step in a working lane's round: each lane
+// takes its own tickets, and counts its own pushes and its chain's end with
+// its own add, only when it has any, so a hop with neither is an entries'
+// load, the claims and a vote. The warp votes once a round whether any lane
+// has work; only a warp with none pauses and, now and then, looks whether the
+// search is over (lane 0 looks, so the warp leaves as one).
+EXTERN __global__ void async_lean_bfs(AsyncArgs a) {
+    const u32 lane = lane_id();
+    u64* counter = a.counter;
+    u32* tickets = (u32*)(a.counter + 16);
+    bool has = false, queued = false;
+    Item it{0, 0, 0, 0};
+    u64 ticket = EMPTY;
+    u32 idle_rounds = 0;
+    for (u32 round = 0;; ++round) {
+        if (round == a.max_rounds) {
+            if (lane == 0) atomicOr(&a.status[0], TOO_MANY_ROUNDS);
+            break;
         }
-        if (d != NONE && d + 1 > deepest) deepest = d + 1;
+        if (__any_sync(VYRE_FULL_MASK, has)) {
+            idle_rounds = 0;
+        } else {
+            spin_pause_ns(PAUSE_NS);
+            bool over = false;
+            if (++idle_rounds % LOOK_EVERY == 0 && lane == 0) {
+                const u64 c = load_relaxed_u64(counter);
+                over = (u32)(c >> 32) == (u32)c || load_relaxed(&a.status[0]) != 0;
+            }
+            if (__shfl_sync(VYRE_FULL_MASK, over, 0)) break;
+        }
+        if (!has) {
+            if (ticket == EMPTY) ticket = atomicAdd(tickets, 1u);
+            if (ticket < a.capacity) {
+                const u64 head = load_relaxed_u64(&a.slots[2 * ticket]);
+                if (head != EMPTY) {
+                    fence_acquire();
+                    const u64 row = load_relaxed_u64(&a.slots[2 * ticket + 1]);
+                    it = Item{(u32)head, (u32)(head >> 32), (u32)(row >> 32), (u32)row};
+                    has = queued = true;
+                    ticket = EMPTY;
+                }
+            }
+            continue;
+        }
+        // A queued vertex since claimed by a shorter path is stale.
+        if (queued && (u32)(load_relaxed_u64(&a.best[it.v]) >> 32) < it.depth) {
+            add_counter(counter, 1u);
+            has = false;
+            continue;
+        }
+        const u32 next = it.depth + 1;
+        const u64 offer = packed(next, it.v);
+        bool kept = false;
+        uint4 keep{0, 0, 0, 0};
+        uint4 extra[EXTRA];
+        u32 buffered = 0;
+        for (u32 first = 0; first < it.degree; first += 4) {
+            uint4 e[4];
+            u64 old[4];
+#pragma unroll
+            for (u32 j = 0; j < 4; ++j)
+                if (first + j < it.degree) e[j] = a.joined[it.start + first + j];
+#pragma unroll
+            for (u32 j = 0; j < 4; ++j)
+                if (first + j < it.degree) {
+                    old[j] = atomicMin(&a.best[e[j].x], offer);
+                    prefetch_l2(&a.joined[e[j].y]);
+                }
+#pragma unroll
+            for (u32 j = 0; j < 4; ++j) {
+                if (first + j >= it.degree || (u32)(old[j] >> 32) <= next) continue;
+                if (!kept) {
+                    kept = true;
+                    keep = e[j];
+                } else if (buffered < EXTRA) {
+                    set_extra(extra, buffered++, e[j]);
+                } else {
+                    const u64 at = add_counter(counter, 1ull << 32);
+                    put(a, at >> 32, e[j], next);
+                }
+            }
+        }
+        queued = false;
+        // The pushes and the chain's end in one add: never an end counted
+        // before the items it pushed.
+        if (buffered != 0 || !kept) {
+            const u64 was = add_counter(counter, packed(buffered, kept ? 0u : 1u));
+#pragma unroll
+            for (u32 k = 0; k < EXTRA; ++k)
+                if (k < buffered) put(a, (was >> 32) + k, get_extra(extra, k), next);
+        }
+        if (kept)
+            it = Item{keep.x, next, keep.y, keep.z};
+        else
+            has = false;
     }
-    deepest = warp_max(deepest);
-    if (lane == 0 && deepest != 0) atomicMax(&a.status[1], deepest);
+    finish(a);
 }

@@ -2,15 +2,17 @@
 // the latency of each step a BFS level is built from on this GPU, one step
 // waiting for the one before, so that a level's floor can be summed from
 // measured parts rather than guessed. Every kernel times `steps` steps with
-// the device's nanosecond clock and writes the total to out[0] (and what
-// the chain ended on to out[1], so that no step can be left out).
+// the device's nanosecond clock and writes the total to out[0]. A chain
+// starts where the last launch's ended (out[1], which it then updates), so
+// that each launch walks lines the one before did not bring into L2, and no
+// step can be left out.
 //
 // Compiled after ../common.cuh (relaxed loads, the clock, prefetches).
 
 // Loads through L2 only (not L1): next[i] is the index of the next load.
 extern "C" __global__ void chase_load(const u32* next, u32 steps, u64* out) {
     if (threadIdx.x != 0) return;
-    u32 i = 0;
+    u32 i = (u32)out[1];
     const u64 t0 = globaltimer_ns();
     for (u32 s = 0; s < steps; ++s) i = __ldcg(next + i);
     out[0] = globaltimer_ns() - t0;
@@ -22,7 +24,7 @@ extern "C" __global__ void chase_load(const u32* next, u32 steps, u64* out) {
 // a chain's next vertex.
 extern "C" __global__ void chase_atomic(u64* next, u32 steps, u64* out) {
     if (threadIdx.x != 0) return;
-    u32 i = 0;
+    u32 i = (u32)out[1];
     const u64 t0 = globaltimer_ns();
     for (u32 s = 0; s < steps; ++s) i = (u32)atomicMin(next + i, ~0ull);
     out[0] = globaltimer_ns() - t0;
@@ -34,7 +36,7 @@ extern "C" __global__ void chase_atomic(u64* next, u32 steps, u64* out) {
 // lowered by atomicMin, and the next entry's load waiting for that result.
 extern "C" __global__ void chase_hop(const uint4* entries, u64* best, u32 steps, u64* out) {
     if (threadIdx.x != 0) return;
-    u32 i = 0;
+    u32 i = (u32)out[1];
     const u64 t0 = globaltimer_ns();
     for (u32 s = 0; s < steps; ++s) {
         const uint4 e = __ldcg(entries + i);
