@@ -494,7 +494,8 @@ def main(out_dir, mtx, kernels):
                   ("async share-in-warp relaxed-count", "async_relax.cu",
                    [b"-DSHARE_IN_WARP", b"-DRELAXED_COUNT"], b"async_bfs"),
                   ("async lean", "async_relax.cu", [], b"async_lean_bfs"),
-                  ("async lean relaxed-count", "async_relax.cu", [b"-DRELAXED_COUNT"], b"async_lean_bfs")]
+                  ("async lean relaxed-count", "async_relax.cu", [b"-DRELAXED_COUNT"], b"async_lean_bfs"),
+                  ("async lean poll-when-idle", "async_relax.cu", [b"-DPOLL_WHEN_IDLE"], b"async_lean_bfs")]
         baseline = os.environ.get("ASYNC_BASELINE")
         if baseline:
             builds += [("async baseline", os.path.abspath(baseline), [], b"async_bfs"),

@@ -298,7 +298,8 @@ EXTERN __global__ void async_lean_bfs(AsyncArgs a) {
             if (lane == 0) atomicOr(&a.status[0], TOO_MANY_ROUNDS);
             break;
         }
-        if (__any_sync(VYRE_FULL_MASK, has)) {
+        const bool busy = __any_sync(VYRE_FULL_MASK, has);
+        if (busy) {
             idle_rounds = 0;
         } else {
             spin_pause_ns(PAUSE_NS);
@@ -310,6 +311,11 @@ EXTERN __global__ void async_lean_bfs(AsyncArgs a) {
             if (__shfl_sync(VYRE_FULL_MASK, over, 0)) break;
         }
         if (!has) {
+#ifdef POLL_WHEN_IDLE
+            // Idle lanes of a busy warp wait, so that their polls never
+            // hold up its working lanes; idle warps take the queue.
+            if (busy) continue;
+#endif
             if (ticket == EMPTY) ticket = atomicAdd(tickets, 1u);
             if (ticket < a.capacity) {
                 const u64 head = load_relaxed_u64(&a.slots[2 * ticket]);
