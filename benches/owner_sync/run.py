@@ -8,7 +8,8 @@ Usage: run.py OUT_DIR [MTX_GZ] [KERNELS: owner,cluster,bulk,async]
 leaves the other figures in place). With ASYNC_BASELINE=FILE in the
 environment, the async set also times FILE, another revision of
 async_relax.cu, as "async baseline" (and its SHARE_IN_WARP build), so that a
-change's before and after run in one call."""
+change's before and after run in one call; ASYNC_BUILDS=NAME,... runs only
+the async builds named."""
 import ctypes, glob, gzip, json, os, statistics, sys, time
 
 import torch
@@ -501,8 +502,11 @@ def main(out_dir, mtx, kernels):
             builds += [("async baseline", os.path.abspath(baseline), [], b"async_bfs"),
                        ("async baseline share-in-warp", os.path.abspath(baseline), [b"-DSHARE_IN_WARP"],
                         b"async_bfs")]
+        only = os.environ.get("ASYNC_BUILDS")  # names to run, comma-separated (all if unset)
         for key, kernel, extra, entry in builds:
-            asynchronous[key] = compile_kernel(program(kernel), [b"--gpu-architecture=compute_90"] + extra, entry)
+            if not only or key in only.split(","):
+                asynchronous[key] = compile_kernel(program(kernel), [b"--gpu-architecture=compute_90"] + extra,
+                                                   entry)
     rows = []
     graphs = [("grid 3000x3000", lambda: grid(3000, 3000)), ("grid 1000x1000", lambda: grid(1000, 1000)),
               ("chain 200000", lambda: chain(200000))]
