@@ -404,9 +404,18 @@ ASYNC_CONFIGS = [(132, 64), (132, 128), (132, 256), (264, 256)]
 EMPTY = -1  # 0xffffffffffffffff as an int64
 
 
-def run_async(name, n, off, tgt, reference, source, f, configs, repeats, joined):
+# Where async_lean_bfs's PROFILE builds leave their sums in the counter
+# words: hops, then cycles of the loop and vote since the hop before, the
+# entries' load, the claims, and the pushes and count.
+ASYNC_PROFILE_AT = 24
+ASYNC_PARTS = ["loop and vote", "entries", "claims", "pushes and count"]
+CU_DEVICE_ATTRIBUTE_CLOCK_RATE = 13
+
+
+def run_async(name, n, off, tgt, reference, source, f, configs, repeats, joined, profile=False):
     """async_relax.cu: every lane runs chains of claims with no barrier; the
-    queue holds every vertex four times over and a ticket for every lane."""
+    queue holds every vertex four times over and a ticket for every lane.
+    With `profile`, also the mean of each part of a hop in the last search."""
     levels = reference[1]
     off64, tgt64 = off.to(torch.int64), tgt.to(torch.int64)
     rows = []
@@ -444,6 +453,15 @@ def run_async(name, n, off, tgt, reference, source, f, configs, repeats, joined)
             say(f"{name}: {blocks} x {width}: {med/1000:.3f} ms ({min(times)/1000:.3f}-{max(times)/1000:.3f}), "
                 f"{levels} levels, {med/levels:.2f} us/level, {pushed} items queued "
                 f"({pushed / n:.2f} a vertex), checked")
+            if profile:
+                sums = [int(x) for x in counter[ASYNC_PROFILE_AT:ASYNC_PROFILE_AT + 5].tolist()]
+                khz = ctypes.c_int()
+                check(cuda.cuDeviceGetAttribute(ctypes.byref(khz), CU_DEVICE_ATTRIBUTE_CLOCK_RATE, 0), "clock")
+                hops = max(sums[0], 1)
+                ns = [c / hops / (khz.value / 1e6) for c in sums[1:]]
+                row["hops"], row["hop_ns"] = sums[0], dict(zip(ASYNC_PARTS, ns))
+                say(f"{name}: {blocks} x {width}: {sums[0]} hops ({sums[0] / n:.2f} a vertex), ns a hop: " +
+                    ", ".join(f"{part} {x:.0f}" for part, x in zip(ASYNC_PARTS, ns)))
     return rows
 
 
@@ -496,7 +514,10 @@ def main(out_dir, mtx, kernels):
                    [b"-DSHARE_IN_WARP", b"-DRELAXED_COUNT"], b"async_bfs"),
                   ("async lean", "async_relax.cu", [], b"async_lean_bfs"),
                   ("async lean relaxed-count", "async_relax.cu", [b"-DRELAXED_COUNT"], b"async_lean_bfs"),
-                  ("async lean poll-when-idle", "async_relax.cu", [b"-DPOLL_WHEN_IDLE"], b"async_lean_bfs")]
+                  ("async lean poll-when-idle", "async_relax.cu", [b"-DPOLL_WHEN_IDLE"], b"async_lean_bfs"),
+                  ("async lean profile", "async_relax.cu", [b"-DPROFILE"], b"async_lean_bfs"),
+                  ("async lean poll-when-idle profile", "async_relax.cu", [b"-DPOLL_WHEN_IDLE", b"-DPROFILE"],
+                   b"async_lean_bfs")]
         baseline = os.environ.get("ASYNC_BASELINE")
         if baseline:
             builds += [("async baseline", os.path.abspath(baseline), [], b"async_bfs"),
@@ -536,7 +557,8 @@ def main(out_dir, mtx, kernels):
                 f"{(time.perf_counter() - t0) * 1000:.1f} ms")
         for key, f in asynchronous.items():
             configs = ASYNC_CONFIGS if key in ("async share-in-warp", "async lean") else ASYNC_CONFIGS[2:3]
-            for row in run_async(f"{name} [{key}]", n, off, tgt, reference, 0, f, configs, 5, joined):
+            for row in run_async(f"{name} [{key}]", n, off, tgt, reference, 0, f, configs, 5, joined,
+                                 profile=key.endswith("profile")):
                 row["graph"], row["variant"] = name, key
                 rows.append(row)
         for key, f in clustered.items():

@@ -95,6 +95,22 @@ struct Item {
 
 __device__ __forceinline__ u64 packed(u32 high, u32 low) { return ((u64)high << 32) | low; }
 
+// PROFILE builds of async_lean_bfs: the SM's cycle counter, read only once
+// `after` is in (the load or atomic that produced it has come back).
+#ifdef VYRE_HOST_ORDERING
+inline u64 stamp(u32) { return globaltimer_ns(); }
+#else
+__device__ __forceinline__ u64 stamp(u32 after) {
+    u64 t;
+    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t) : "r"(after) : "memory");
+    return t;
+}
+#endif
+// Where PROFILE sums go, in counter[]: hops, then the cycles of a hop's
+// parts (loop and vote since the last hop, the entries' load, the claims,
+// the pushes and the count).
+#define PROFILE_AT 24u
+
 // Writes `e` (a target won at `depth`) into queue slot `at`, or flags a full
 // queue; the slot's first word goes last, with release, as consumers poll it.
 __device__ __forceinline__ void put(const AsyncArgs& a, u64 at, const uint4& e, u32 depth) {
@@ -293,6 +309,9 @@ EXTERN __global__ void async_lean_bfs(AsyncArgs a) {
     Item it{0, 0, 0, 0};
     u64 ticket = EMPTY;
     u32 idle_rounds = 0;
+#ifdef PROFILE
+    u64 parts[5] = {0, 0, 0, 0, 0}, last = 0;
+#endif
     for (u32 round = 0;; ++round) {
         if (round == a.max_rounds) {
             if (lane == 0) atomicOr(&a.status[0], TOO_MANY_ROUNDS);
@@ -329,6 +348,10 @@ EXTERN __global__ void async_lean_bfs(AsyncArgs a) {
             }
             continue;
         }
+#ifdef PROFILE
+        const u64 t0 = stamp(0);
+        u64 t1 = t0, t2 = t0;
+#endif
         // A queued vertex since claimed by a shorter path is stale.
         if (queued && (u32)(load_relaxed_u64(&a.best[it.v]) >> 32) < it.depth) {
             add_counter(counter, 1u);
@@ -347,12 +370,18 @@ EXTERN __global__ void async_lean_bfs(AsyncArgs a) {
 #pragma unroll
             for (u32 j = 0; j < 4; ++j)
                 if (first + j < it.degree) e[j] = a.joined[it.start + first + j];
+#ifdef PROFILE
+            if (first == 0) t1 = stamp(e[0].x);
+#endif
 #pragma unroll
             for (u32 j = 0; j < 4; ++j)
                 if (first + j < it.degree) {
                     old[j] = atomicMin(&a.best[e[j].x], offer);
                     prefetch_l2(&a.joined[e[j].y]);
                 }
+#ifdef PROFILE
+            if (first == 0) t2 = stamp((u32)old[0]);
+#endif
 #pragma unroll
             for (u32 j = 0; j < 4; ++j) {
                 if (first + j >= it.degree || (u32)(old[j] >> 32) <= next) continue;
@@ -380,6 +409,19 @@ EXTERN __global__ void async_lean_bfs(AsyncArgs a) {
             it = Item{keep.x, next, keep.y, keep.z};
         else
             has = false;
+#ifdef PROFILE
+        const u64 t3 = stamp(0);
+        if (last != 0) parts[1] += t0 - last;
+        parts[0] += 1;
+        parts[2] += t1 - t0;
+        parts[3] += t2 - t1;
+        parts[4] += t3 - t2;
+        last = has ? t3 : 0;
+#endif
     }
+#ifdef PROFILE
+    if (parts[0] != 0)
+        for (u32 k = 0; k < 5; ++k) atomicAdd(&counter[PROFILE_AT + k], parts[k]);
+#endif
     finish(a);
 }
