@@ -31,6 +31,23 @@ struct uint4 {
 };
 inline void store_release_u64(u64* p, u64 v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 inline u64 add_counter(u64* p, u64 v) { return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL); }
+#ifdef RELAXED_COUNT
+inline u64 add_release(u64* p, u64 v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
+#else
+inline u64 add_release(u64* p, u64 v) { return __atomic_fetch_add(p, v, __ATOMIC_RELEASE); }
+#endif
+// Two words, as a GPU may see a 16-byte access: not as one. The word a
+// reader looks at first is written first, with a yield between, so that
+// torn reads happen here too.
+inline void store_slot(u64* p, u64 head, u64 row) {
+    __atomic_store_n(p, head, __ATOMIC_RELAXED);
+    sched_yield();
+    __atomic_store_n(p + 1, row, __ATOMIC_RELAXED);
+}
+inline void load_slot(const u64* p, u64& head, u64& row) {
+    head = __atomic_load_n(p, __ATOMIC_RELAXED);
+    row = __atomic_load_n(p + 1, __ATOMIC_RELAXED);
+}
 #else
 #define EXTERN extern "C"
 __device__ __forceinline__ void store_release_u64(u64* p, u64 v) {
@@ -55,6 +72,38 @@ __device__ __forceinline__ u64 add_counter(u64* p, u64 v) {
                  : "memory");
 #endif
     return old;
+}
+// async_lean_bfs's add: release only, since nothing after it reads what
+// others published (an acquire would also empty the SM's L1); relaxed with
+// RELAXED_COUNT, as a measure.
+__device__ __forceinline__ u64 add_release(u64* p, u64 v) {
+    u64 old;
+#ifdef RELAXED_COUNT
+    asm volatile("atom.relaxed.gpu.global.add.u64 %0, [%1], %2;"
+                 : "=l"(old)
+                 : "l"(__cvta_generic_to_global(p)), "l"(v)
+                 : "memory");
+#else
+    asm volatile("atom.release.gpu.global.add.u64 %0, [%1], %2;"
+                 : "=l"(old)
+                 : "l"(__cvta_generic_to_global(p)), "l"(v)
+                 : "memory");
+#endif
+    return old;
+}
+// async_lean_bfs's queue slots: both words in one 16-byte access, with no
+// ordering, since the reader looks at them together.
+__device__ __forceinline__ void store_slot(u64* p, u64 head, u64 row) {
+    asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};"
+                 :
+                 : "l"(__cvta_generic_to_global(p)), "l"(head), "l"(row)
+                 : "memory");
+}
+__device__ __forceinline__ void load_slot(const u64* p, u64& head, u64& row) {
+    asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];"
+                 : "=l"(head), "=l"(row)
+                 : "l"(__cvta_generic_to_global(p))
+                 : "memory");
 }
 #endif
 
@@ -120,6 +169,14 @@ __device__ __forceinline__ void put(const AsyncArgs& a, u64 at, const uint4& e, 
     }
     store_relaxed_u64(&a.slots[2 * at + 1], packed(e.y, e.z));
     store_release_u64(&a.slots[2 * at], packed(depth, e.x));
+}
+// The same, as async_lean_bfs writes a slot: one 16-byte store, no fence.
+__device__ __forceinline__ void put_whole(const AsyncArgs& a, u64 at, const uint4& e, u32 depth) {
+    if (at >= a.capacity) {
+        atomicOr(&a.status[0], QUEUE_FULL);
+        return;
+    }
+    store_slot(&a.slots[2 * at], packed(depth, e.x), packed(e.y, e.z));
 }
 
 // Every lane, once the search is over: the words as depths and parents,
@@ -297,8 +354,9 @@ EXTERN __global__ void async_bfs(AsyncArgs a) {
 
 // The same search with no warp-wide step in a working lane's round: each lane
 // takes its own tickets, and counts its own pushes and its chain's end with
-// its own add, only when it has any, so a hop with neither is an entries'
-// load, the claims and a vote. The warp votes once a round whether any lane
+// its own add (release only), only when it has any, so a hop with neither is
+// an entries' load, the claims and a vote. A slot is written and read whole,
+// with no fence on either side. The warp votes once a round whether any lane
 // has work; only a warp with none pauses and, now and then, looks whether the
 // search is over (lane 0 looks, so the warp leaves as one).
 EXTERN __global__ void async_lean_bfs(AsyncArgs a) {
@@ -337,10 +395,12 @@ EXTERN __global__ void async_lean_bfs(AsyncArgs a) {
 #endif
             if (ticket == EMPTY) ticket = atomicAdd(tickets, 1u);
             if (ticket < a.capacity) {
-                const u64 head = load_relaxed_u64(&a.slots[2 * ticket]);
-                if (head != EMPTY) {
-                    fence_acquire();
-                    const u64 row = load_relaxed_u64(&a.slots[2 * ticket + 1]);
+                // Neither word is all ones once written, so a slot with
+                // either still EMPTY (not yet written, or torn) is looked
+                // at again next round.
+                u64 head, row;
+                load_slot(&a.slots[2 * ticket], head, row);
+                if (head != EMPTY && row != EMPTY) {
                     it = Item{(u32)head, (u32)(head >> 32), (u32)(row >> 32), (u32)row};
                     has = queued = true;
                     ticket = EMPTY;
@@ -354,7 +414,7 @@ EXTERN __global__ void async_lean_bfs(AsyncArgs a) {
 #endif
         // A queued vertex since claimed by a shorter path is stale.
         if (queued && (u32)(load_relaxed_u64(&a.best[it.v]) >> 32) < it.depth) {
-            add_counter(counter, 1u);
+            add_release(counter, 1u);
             has = false;
             continue;
         }
@@ -391,8 +451,8 @@ EXTERN __global__ void async_lean_bfs(AsyncArgs a) {
                 } else if (buffered < EXTRA) {
                     set_extra(extra, buffered++, e[j]);
                 } else {
-                    const u64 at = add_counter(counter, 1ull << 32);
-                    put(a, at >> 32, e[j], next);
+                    const u64 at = add_release(counter, 1ull << 32);
+                    put_whole(a, at >> 32, e[j], next);
                 }
             }
         }
@@ -400,10 +460,10 @@ EXTERN __global__ void async_lean_bfs(AsyncArgs a) {
         // The pushes and the chain's end in one add: never an end counted
         // before the items it pushed.
         if (buffered != 0 || !kept) {
-            const u64 was = add_counter(counter, packed(buffered, kept ? 0u : 1u));
+            const u64 was = add_release(counter, packed(buffered, kept ? 0u : 1u));
 #pragma unroll
             for (u32 k = 0; k < EXTRA; ++k)
-                if (k < buffered) put(a, (was >> 32) + k, get_extra(extra, k), next);
+                if (k < buffered) put_whole(a, (was >> 32) + k, get_extra(extra, k), next);
         }
         if (kept)
             it = Item{keep.x, next, keep.y, keep.z};
