@@ -56,41 +56,27 @@ __device__ __forceinline__ void store_release_u64(u64* p, u64 v) {
                  : "l"(__cvta_generic_to_global(p)), "l"(v)
                  : "memory");
 }
-// Release: the claims a warp made before adding its round reach the L2
-// before the counter can say the search is over.
-__device__ __forceinline__ u64 add_counter(u64* p, u64 v) {
-    u64 old;
+// The counter's adds. add_counter has release, so that the claims a warp
+// made before adding its round reach the L2 before the counter can say the
+// search is over, and acquire; add_release (async_lean_bfs) has release
+// only, since nothing after it reads what others published (an acquire also
+// empties the SM's L1). RELAXED_COUNT makes both relaxed, as a measure.
 #ifdef RELAXED_COUNT
-    asm volatile("atom.relaxed.gpu.global.add.u64 %0, [%1], %2;"
-                 : "=l"(old)
-                 : "l"(__cvta_generic_to_global(p)), "l"(v)
-                 : "memory");
+#define COUNTER_ORDER(order) "relaxed"
 #else
-    asm volatile("atom.acq_rel.gpu.global.add.u64 %0, [%1], %2;"
-                 : "=l"(old)
-                 : "l"(__cvta_generic_to_global(p)), "l"(v)
-                 : "memory");
+#define COUNTER_ORDER(order) order
 #endif
-    return old;
-}
-// async_lean_bfs's add: release only, since nothing after it reads what
-// others published (an acquire would also empty the SM's L1); relaxed with
-// RELAXED_COUNT, as a measure.
-__device__ __forceinline__ u64 add_release(u64* p, u64 v) {
-    u64 old;
-#ifdef RELAXED_COUNT
-    asm volatile("atom.relaxed.gpu.global.add.u64 %0, [%1], %2;"
-                 : "=l"(old)
-                 : "l"(__cvta_generic_to_global(p)), "l"(v)
-                 : "memory");
-#else
-    asm volatile("atom.release.gpu.global.add.u64 %0, [%1], %2;"
-                 : "=l"(old)
-                 : "l"(__cvta_generic_to_global(p)), "l"(v)
-                 : "memory");
-#endif
-    return old;
-}
+#define COUNTER_ADD(name, order)                                                 \
+    __device__ __forceinline__ u64 name(u64* p, u64 v) {                        \
+        u64 old;                                                                \
+        asm volatile("atom." COUNTER_ORDER(order) ".gpu.global.add.u64 %0, [%1], %2;" \
+                     : "=l"(old)                                                \
+                     : "l"(__cvta_generic_to_global(p)), "l"(v)                 \
+                     : "memory");                                               \
+        return old;                                                             \
+    }
+COUNTER_ADD(add_counter, "acq_rel")
+COUNTER_ADD(add_release, "release")
 // async_lean_bfs's queue slots: both words in one 16-byte access, with no
 // ordering, since the reader looks at them together.
 __device__ __forceinline__ void store_slot(u64* p, u64 head, u64 row) {
@@ -216,6 +202,60 @@ __device__ __forceinline__ uint4 get_extra(const uint4 (&extra)[EXTRA], u32 k) {
     return e;
 }
 
+// Loads the entries [first, first + 4) of `it`'s row (those it has).
+__device__ __forceinline__ void load_chunk(const AsyncArgs& a, const Item& it, u32 first, uint4 (&e)[4]) {
+#pragma unroll
+    for (u32 j = 0; j < 4; ++j)
+        if (first + j < it.degree) e[j] = a.joined[it.start + first + j];
+}
+// Claims their targets with `offer`, keeping each old word, and prefetches
+// each target's own entries into L2 for the hop after.
+__device__ __forceinline__ void claim_chunk(const AsyncArgs& a, const Item& it, u32 first, u64 offer,
+                                            const uint4 (&e)[4], u64 (&old)[4]) {
+#pragma unroll
+    for (u32 j = 0; j < 4; ++j)
+        if (first + j < it.degree) {
+            old[j] = atomicMin(&a.best[e[j].x], offer);
+            prefetch_l2(&a.joined[e[j].y]);
+        }
+}
+// Files a target won: kept as the chain's next vertex if it is the first,
+// else buffered while there is room. True when it must be pushed at once.
+__device__ __forceinline__ bool file_won(const uint4& e, bool& kept, uint4& keep, uint4 (&extra)[EXTRA],
+                                         u32& buffered) {
+    if (!kept) {
+        kept = true;
+        keep = e;
+        return false;
+    }
+    if (buffered < EXTRA) {
+        set_extra(extra, buffered++, e);
+        return false;
+    }
+    return true;
+}
+
+// Whether a warp that had nothing to do this round may stop: it pauses and,
+// every LOOK_EVERY such rounds, lane 0 looks whether the counter's halves
+// are equal or a status bit is set, for the whole warp.
+__device__ __forceinline__ bool search_over(const AsyncArgs& a, u32& idle_rounds) {
+    spin_pause_ns(PAUSE_NS);
+    bool over = false;
+    if (++idle_rounds % LOOK_EVERY == 0 && lane_id() == 0) {
+        const u64 c = load_relaxed_u64(a.counter);
+        over = (u32)(c >> 32) == (u32)c || load_relaxed(&a.status[0]) != 0;
+    }
+    return __shfl_sync(VYRE_FULL_MASK, over, 0);
+}
+
+// Whether a warp has used up its rounds (TOO_MANY_ROUNDS), so that no launch
+// hangs.
+__device__ __forceinline__ bool out_of_rounds(const AsyncArgs& a, u32 round) {
+    if (round != a.max_rounds) return false;
+    if (lane_id() == 0) atomicOr(&a.status[0], TOO_MANY_ROUNDS);
+    return true;
+}
+
 EXTERN __global__ void async_bfs(AsyncArgs a) {
     const u32 lane = lane_id();
     u64* counter = a.counter;
@@ -225,10 +265,7 @@ EXTERN __global__ void async_bfs(AsyncArgs a) {
     u64 ticket = EMPTY;
     u32 idle_rounds = 0;
     for (u32 round = 0;; ++round) {
-        if (round == a.max_rounds) {
-            if (lane == 0) atomicOr(&a.status[0], TOO_MANY_ROUNDS);
-            break;
-        }
+        if (out_of_rounds(a, round)) break;
         // Tickets for lanes with neither a chain nor a ticket.
         const bool wants = !has && ticket == EMPTY;
         const u32 need = __ballot_sync(VYRE_FULL_MASK, wants);
@@ -265,28 +302,15 @@ EXTERN __global__ void async_bfs(AsyncArgs a) {
             for (u32 first = 0; first < it.degree; first += 4) {
                 uint4 e[4];
                 u64 old[4];
+                load_chunk(a, it, first, e);
+                claim_chunk(a, it, first, offer, e, old);
 #pragma unroll
                 for (u32 j = 0; j < 4; ++j)
-                    if (first + j < it.degree) e[j] = a.joined[it.start + first + j];
-#pragma unroll
-                for (u32 j = 0; j < 4; ++j)
-                    if (first + j < it.degree) {
-                        old[j] = atomicMin(&a.best[e[j].x], offer);
-                        prefetch_l2(&a.joined[e[j].y]);
-                    }
-#pragma unroll
-                for (u32 j = 0; j < 4; ++j) {
-                    if (first + j >= it.degree || (u32)(old[j] >> 32) <= next) continue;
-                    if (!kept) {
-                        kept = true;
-                        keep = e[j];
-                    } else if (buffered < EXTRA) {
-                        extra[buffered++] = e[j];
-                    } else {
+                    if (first + j < it.degree && (u32)(old[j] >> 32) > next &&
+                        file_won(e[j], kept, keep, extra, buffered)) {
                         const u64 was = add_counter(counter, 1ull << 32);
                         put(a, was >> 32, e[j], next);
                     }
-                }
             }
             queued = false;
             if (kept)
@@ -312,7 +336,7 @@ EXTERN __global__ void async_bfs(AsyncArgs a) {
                 for (u32 i = 0; i < taker; ++i) rest &= rest - 1;
                 from = __ffs(rest) - 1;
             }
-            const uint4 give = buffered > 0 ? extra[buffered - 1] : uint4{0, 0, 0, 0};
+            const uint4 give = buffered > 0 ? get_extra(extra, buffered - 1) : uint4{0, 0, 0, 0};
             const u32 v = __shfl_sync(VYRE_FULL_MASK, give.x, from);
             const u32 start = __shfl_sync(VYRE_FULL_MASK, give.y, from);
             const u32 degree = __shfl_sync(VYRE_FULL_MASK, give.z, from);
@@ -333,21 +357,16 @@ EXTERN __global__ void async_bfs(AsyncArgs a) {
         u64 was = 0;
         if (lane == 31 && (total | ends) != 0) was = add_counter(counter, packed(total, ends));
         was = __shfl_sync(VYRE_FULL_MASK, was, 31);
-        for (u32 k = 0; k < buffered; ++k)
-            put(a, (was >> 32) + pushes - buffered + k, extra[k], it.depth);
+#pragma unroll
+        for (u32 k = 0; k < EXTRA; ++k)
+            if (k < buffered) put(a, (was >> 32) + pushes - buffered + k, get_extra(extra, k), it.depth);
         // A warp with nothing to do pauses, and now and then looks whether
         // the search is over.
         if (__ballot_sync(VYRE_FULL_MASK, has) != 0) {
             idle_rounds = 0;
             continue;
         }
-        spin_pause_ns(PAUSE_NS);
-        bool over = false;
-        if (++idle_rounds % LOOK_EVERY == 0 && lane == 0) {
-            const u64 c = load_relaxed_u64(counter);
-            over = (u32)(c >> 32) == (u32)c || load_relaxed(&a.status[0]) != 0;
-        }
-        if (__shfl_sync(VYRE_FULL_MASK, over, 0)) break;
+        if (search_over(a, idle_rounds)) break;
     }
     finish(a);
 }
@@ -360,9 +379,6 @@ EXTERN __global__ void async_bfs(AsyncArgs a) {
 // has work; only a warp with none pauses and, now and then, looks whether the
 // search is over (lane 0 looks, so the warp leaves as one).
 EXTERN __global__ void async_lean_bfs(AsyncArgs a) {
-    const u32 lane = lane_id();
-    u64* counter = a.counter;
-    u32* tickets = (u32*)(a.counter + 16);
     bool has = false, queued = false;
     Item it{0, 0, 0, 0};
     u64 ticket = EMPTY;
@@ -371,29 +387,19 @@ EXTERN __global__ void async_lean_bfs(AsyncArgs a) {
     u64 parts[5] = {0, 0, 0, 0, 0}, last = 0;
 #endif
     for (u32 round = 0;; ++round) {
-        if (round == a.max_rounds) {
-            if (lane == 0) atomicOr(&a.status[0], TOO_MANY_ROUNDS);
-            break;
-        }
+        if (out_of_rounds(a, round)) break;
         const bool busy = __any_sync(VYRE_FULL_MASK, has);
-        if (busy) {
+        if (busy)
             idle_rounds = 0;
-        } else {
-            spin_pause_ns(PAUSE_NS);
-            bool over = false;
-            if (++idle_rounds % LOOK_EVERY == 0 && lane == 0) {
-                const u64 c = load_relaxed_u64(counter);
-                over = (u32)(c >> 32) == (u32)c || load_relaxed(&a.status[0]) != 0;
-            }
-            if (__shfl_sync(VYRE_FULL_MASK, over, 0)) break;
-        }
+        else if (search_over(a, idle_rounds))
+            break;
         if (!has) {
 #ifdef POLL_WHEN_IDLE
             // Idle lanes of a busy warp wait, so that their polls never
             // hold up its working lanes; idle warps take the queue.
             if (busy) continue;
 #endif
-            if (ticket == EMPTY) ticket = atomicAdd(tickets, 1u);
+            if (ticket == EMPTY) ticket = atomicAdd((u32*)(a.counter + 16), 1u);
             if (ticket < a.capacity) {
                 // Neither word is all ones once written, so a slot with
                 // either still EMPTY (not yet written, or torn) is looked
@@ -414,7 +420,7 @@ EXTERN __global__ void async_lean_bfs(AsyncArgs a) {
 #endif
         // A queued vertex since claimed by a shorter path is stale.
         if (queued && (u32)(load_relaxed_u64(&a.best[it.v]) >> 32) < it.depth) {
-            add_release(counter, 1u);
+            add_release(a.counter, 1u);
             has = false;
             continue;
         }
@@ -427,40 +433,27 @@ EXTERN __global__ void async_lean_bfs(AsyncArgs a) {
         for (u32 first = 0; first < it.degree; first += 4) {
             uint4 e[4];
             u64 old[4];
-#pragma unroll
-            for (u32 j = 0; j < 4; ++j)
-                if (first + j < it.degree) e[j] = a.joined[it.start + first + j];
+            load_chunk(a, it, first, e);
 #ifdef PROFILE
             if (first == 0) t1 = stamp(e[0].x);
 #endif
-#pragma unroll
-            for (u32 j = 0; j < 4; ++j)
-                if (first + j < it.degree) {
-                    old[j] = atomicMin(&a.best[e[j].x], offer);
-                    prefetch_l2(&a.joined[e[j].y]);
-                }
+            claim_chunk(a, it, first, offer, e, old);
 #ifdef PROFILE
             if (first == 0) t2 = stamp((u32)old[0]);
 #endif
 #pragma unroll
-            for (u32 j = 0; j < 4; ++j) {
-                if (first + j >= it.degree || (u32)(old[j] >> 32) <= next) continue;
-                if (!kept) {
-                    kept = true;
-                    keep = e[j];
-                } else if (buffered < EXTRA) {
-                    set_extra(extra, buffered++, e[j]);
-                } else {
-                    const u64 at = add_release(counter, 1ull << 32);
+            for (u32 j = 0; j < 4; ++j)
+                if (first + j < it.degree && (u32)(old[j] >> 32) > next &&
+                    file_won(e[j], kept, keep, extra, buffered)) {
+                    const u64 at = add_release(a.counter, 1ull << 32);
                     put_whole(a, at >> 32, e[j], next);
                 }
-            }
         }
         queued = false;
         // The pushes and the chain's end in one add: never an end counted
         // before the items it pushed.
         if (buffered != 0 || !kept) {
-            const u64 was = add_release(counter, packed(buffered, kept ? 0u : 1u));
+            const u64 was = add_release(a.counter, packed(buffered, kept ? 0u : 1u));
 #pragma unroll
             for (u32 k = 0; k < EXTRA; ++k)
                 if (k < buffered) put_whole(a, (was >> 32) + k, get_extra(extra, k), next);
@@ -481,7 +474,7 @@ EXTERN __global__ void async_lean_bfs(AsyncArgs a) {
     }
 #ifdef PROFILE
     if (parts[0] != 0)
-        for (u32 k = 0; k < 5; ++k) atomicAdd(&counter[PROFILE_AT + k], parts[k]);
+        for (u32 k = 0; k < 5; ++k) atomicAdd(&a.counter[PROFILE_AT + k], parts[k]);
 #endif
     finish(a);
 }
