@@ -24,15 +24,12 @@ def ptr(t):
     return ctypes.c_uint64(t.data_ptr())
 
 
-def launch(f, blocks, width, params, cluster=0, cooperative=False):
+def launch(f, blocks, width, params, cluster=False, cooperative=False):
+    """`f` launched once: as one cluster of all its blocks, cooperatively, or plainly."""
     if cooperative:
-        return run.cuda.cuLaunchCooperativeKernel(f, blocks, 1, 1, width, 1, 1, 0, None, params)
+        return run.cooperative(f, blocks, width, params)()
     if cluster:
-        attr = run.LaunchAttr()
-        attr.id = run.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
-        attr.value[0], attr.value[1], attr.value[2] = cluster, 1, 1
-        cfg = run.LaunchConfig(blocks, 1, 1, width, 1, 1, 0, None, ctypes.pointer(attr), 1)
-        return run.cuda.cuLaunchKernelEx(ctypes.byref(cfg), f, params, None)
+        return run.clustered(f, blocks, width, 0, params)()
     return run.cuda.cuLaunchKernel(f, blocks, 1, 1, width, 1, 1, 0, None, params, None)
 
 
@@ -61,14 +58,8 @@ def cycle(n, dtype):
 
 
 def main(out_dir):
-    torch.zeros(1, device=run.DEV)
-    run.cuda = ctypes.CDLL("libcuda.so.1")
-    run.nvrtc = ctypes.CDLL(sorted(run.glob.glob("/usr/local/cuda/lib64/libnvrtc.so*"))[0])
-    run.log = open(os.path.join(out_dir, "probe.log"), "w")
-    here = os.path.dirname(os.path.abspath(__file__))
-    shaders = os.path.join(here, "..", "..", "shaders", "cuda")
-    src = b"".join(open(os.path.join(shaders, f), "rb").read()
-                   for f in ["common.cuh", os.path.join("experiments", "latency_probe.cu")])
+    run.open_device(os.path.join(out_dir, "probe.log"))
+    src = run.program("latency_probe.cu")
     fn = {name: run.compile_kernel(src, [b"--gpu-architecture=compute_90"], name.encode())
           for name in ["chase_load", "chase_atomic", "chase_hop", "cluster_barriers", "chase_shared",
                        "grid_barriers"]}
@@ -99,10 +90,10 @@ def main(out_dir):
         for release in [1, 0]:
             measure(rows, f"cluster barrier, {blocks} x {width}, {'release/acquire' if release else 'relaxed'}",
                     fn["cluster_barriers"], blocks, width,
-                    args(steps, ctypes.c_uint32(release), ptr(out)), out, cluster=blocks)
+                    args(steps, ctypes.c_uint32(release), ptr(out)), out, cluster=True)
     for target, label in [(0, "own block"), (1, "another block of the cluster")]:
         measure(rows, f"shared-memory atomic add, {label}", fn["chase_shared"], 2, 64,
-                args(steps, ctypes.c_uint32(target), ptr(out)), out, cluster=2)
+                args(steps, ctypes.c_uint32(target), ptr(out)), out, cluster=True)
     counter = torch.zeros(1, dtype=torch.int32, device=run.DEV)
     for blocks in [16, 66, 132]:
         measure(rows, f"grid barrier of one counter, {blocks} x 256", fn["grid_barriers"], blocks, 256,

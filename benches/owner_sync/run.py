@@ -217,6 +217,16 @@ def cooperative(f, blocks, width, params):
     return lambda: cuda.cuLaunchCooperativeKernel(f, blocks, 1, 1, width, 1, 1, 0, None, params)
 
 
+def clustered(f, blocks, width, smem, params):
+    """A launch of `f` as one cluster of `blocks` blocks of `width` threads
+    with `smem` bytes of dynamic shared memory, to time."""
+    attr = LaunchAttr()
+    attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+    attr.value[0], attr.value[1], attr.value[2] = blocks, 1, 1
+    cfg = LaunchConfig(blocks, 1, 1, width, 1, 1, smem, None, ctypes.pointer(attr), 1)
+    return lambda: cuda.cuLaunchKernelEx(ctypes.byref(cfg), f, params, None)
+
+
 def timed_row(graph, blocks, width, levels, times, **extra):
     """A result row: the searches' median, min and max microseconds and
     the median per level."""
@@ -363,13 +373,8 @@ def run_cluster(name, n, off, tgt, reference, source, f, configs, repeats, joine
                            spare.data_ptr(),
                            n, per, source, levels + 16, words, slots)
         params = (ctypes.c_void_p * 1)(ctypes.addressof(args))
-        attr = LaunchAttr()
-        attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
-        attr.value[0], attr.value[1], attr.value[2] = blocks, 1, 1
-        cfg = LaunchConfig(blocks, 1, 1, width, 1, 1, smem, None, ctypes.pointer(attr), 1)
-
         times = checked_times(f"{name}: cluster of {blocks}x{width}", repeats, lambda: None,
-                              lambda: cuda.cuLaunchKernelEx(ctypes.byref(cfg), f, params, None),
+                              clustered(f, blocks, width, smem, params),
                               (status, depth, parent), reference, off64, tgt64)
         if times:
             row = timed_row(name, blocks, width, levels, times, edge_slots=slots)
@@ -465,18 +470,27 @@ def run_async(name, n, off, tgt, reference, source, f, configs, repeats, joined,
     return rows
 
 
-def main(out_dir, mtx, kernels):
+SHADERS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shaders", "cuda")
+
+
+def program(kernel):
+    """One program, common.cuh first, as vyre-cuda joins its kernels: `kernel`
+    is a file of shaders/cuda/experiments/, or an absolute path."""
+    path = kernel if os.path.isabs(kernel) else os.path.join(SHADERS, "experiments", kernel)
+    return b"".join(open(f, "rb").read() for f in [os.path.join(SHADERS, "common.cuh"), path])
+
+
+def open_device(log_path):
+    """A CUDA context (through torch), libcuda and NVRTC, and the log."""
     global cuda, nvrtc, log
     torch.zeros(1, device=DEV)
     cuda = ctypes.CDLL("libcuda.so.1")
     nvrtc = ctypes.CDLL(sorted(glob.glob("/usr/local/cuda/lib64/libnvrtc.so*"))[0])
-    log = open(os.path.join(out_dir, "+".join(kernels) + ".log"), "w")
-    here = os.path.dirname(os.path.abspath(__file__))
-    shaders = os.path.join(here, "..", "..", "shaders", "cuda")
-    # One program, common.cuh first, as vyre-cuda joins its kernels.
-    def program(kernel):
-        path = kernel if os.path.isabs(kernel) else os.path.join(shaders, "experiments", kernel)
-        return b"".join(open(f, "rb").read() for f in [os.path.join(shaders, "common.cuh"), path])
+    log = open(log_path, "w")
+
+
+def main(out_dir, mtx, kernels):
+    open_device(os.path.join(out_dir, "+".join(kernels) + ".log"))
     src = program("owner_sync.cu")
     variants = {}
     # Polls 20 ns apart or back to back; a neighbour's entries read after

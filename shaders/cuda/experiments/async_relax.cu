@@ -146,23 +146,22 @@ __device__ __forceinline__ u64 stamp(u32 after) {
 // the pushes and the count).
 #define PROFILE_AT 24u
 
-// Writes `e` (a target won at `depth`) into queue slot `at`, or flags a full
-// queue; the slot's first word goes last, with release, as consumers poll it.
+// Whether queue slot `at` lies past the queue's end, which is then flagged.
+__device__ __forceinline__ bool past_queue(const AsyncArgs& a, u64 at) {
+    if (at < a.capacity) return false;
+    atomicOr(&a.status[0], QUEUE_FULL);
+    return true;
+}
+// Writes `e` (a target won at `depth`) into queue slot `at`; the slot's first
+// word goes last, with release, as consumers poll it.
 __device__ __forceinline__ void put(const AsyncArgs& a, u64 at, const uint4& e, u32 depth) {
-    if (at >= a.capacity) {
-        atomicOr(&a.status[0], QUEUE_FULL);
-        return;
-    }
+    if (past_queue(a, at)) return;
     store_relaxed_u64(&a.slots[2 * at + 1], packed(e.y, e.z));
     store_release_u64(&a.slots[2 * at], packed(depth, e.x));
 }
 // The same, as async_lean_bfs writes a slot: one 16-byte store, no fence.
 __device__ __forceinline__ void put_whole(const AsyncArgs& a, u64 at, const uint4& e, u32 depth) {
-    if (at >= a.capacity) {
-        atomicOr(&a.status[0], QUEUE_FULL);
-        return;
-    }
-    store_slot(&a.slots[2 * at], packed(depth, e.x), packed(e.y, e.z));
+    if (!past_queue(a, at)) store_slot(&a.slots[2 * at], packed(depth, e.x), packed(e.y, e.z));
 }
 
 // Every lane, once the search is over: the words as depths and parents,
