@@ -36,9 +36,10 @@ pub fn parse_topology(name: &str) -> Result<Topology, String> {
 }
 
 /// Every vertex order with its command-line name.
-const VERTEX_ORDERS: [(VertexOrder, &str); 3] = [
+const VERTEX_ORDERS: [(VertexOrder, &str); 4] = [
     (VertexOrder::Auto, "auto"),
     (VertexOrder::ByDegree, "by-degree"),
+    (VertexOrder::ByBreadth, "by-breadth"),
     (VertexOrder::AsGiven, "as-given"),
 ];
 
@@ -51,7 +52,8 @@ pub fn vertex_order_name(order: VertexOrder) -> &'static str {
         .map_or("auto", |&(_, name)| name)
 }
 
-/// Parse a vertex order's name (`auto`, `by-degree`, `as-given`).
+/// Parse a vertex order's name (`auto`, `by-degree`, `by-breadth`,
+/// `as-given`).
 ///
 /// # Errors
 ///
@@ -62,7 +64,9 @@ pub fn parse_vertex_order(name: &str) -> Result<VertexOrder, String> {
         .find(|&&(_, n)| n == name)
         .map(|&(order, _)| order)
         .ok_or_else(|| {
-            format!("unknown vertex order '{name}'. Fix: use auto, by-degree or as-given.")
+            format!(
+                "unknown vertex order '{name}'. Fix: use auto, by-degree, by-breadth or as-given."
+            )
         })
 }
 

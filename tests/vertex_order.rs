@@ -1,5 +1,6 @@
-//! Graphs renumbered by degree on the device: sources go in and results come
-//! back in the caller's numbering, on the CPU backend (always present).
+//! Graphs renumbered on the device (by degree, by breadth): sources go in and
+//! results come back in the caller's numbering, on the CPU backend (always
+//! present).
 
 use std::sync::Arc;
 
@@ -7,6 +8,7 @@ use vyre::graph::bfs::reference_bfs;
 use vyre::graph::build::{BuildOptions, build_graph};
 use vyre::graph::generate::{KroneckerSpec, grid_2d, kronecker};
 use vyre::graph::validate::validate_bfs;
+use vyre::runtime::Numbering;
 use vyre::{
     BackendChoice, BackendKind, BatchRequest, OpenRequest, SearchRequest, Topology, TopologyChoice,
     VertexOrder,
@@ -33,25 +35,30 @@ fn hub_last() -> Arc<vyre::graph::Graph> {
     Arc::new(build_graph(n, &edges, BuildOptions::UNDIRECTED).unwrap())
 }
 
-fn load(device: &mut vyre::Device, graph: &Arc<vyre::graph::Graph>, order: VertexOrder) -> bool {
+fn load(
+    device: &mut vyre::Device,
+    graph: &Arc<vyre::graph::Graph>,
+    order: VertexOrder,
+) -> Numbering {
     let report = device
         .load_with(vyre::LoadRequest {
             order,
             ..vyre::LoadRequest::new(Arc::clone(graph))
         })
         .unwrap();
-    report.order.by_degree
+    report.order.numbering
 }
 
 #[test]
 fn searches_answer_in_the_callers_ids_whatever_the_order() {
     let graph = hub_last();
     let mut device = cpu();
-    for order in [VertexOrder::ByDegree, VertexOrder::AsGiven] {
-        assert_eq!(
-            load(&mut device, &graph, order),
-            order == VertexOrder::ByDegree
-        );
+    for (order, numbering) in [
+        (VertexOrder::ByDegree, Numbering::ByDegree),
+        (VertexOrder::ByBreadth, Numbering::ByBreadth),
+        (VertexOrder::AsGiven, Numbering::AsGiven),
+    ] {
+        assert_eq!(load(&mut device, &graph, order), numbering);
         for topology in [
             TopologyChoice::Auto,
             TopologyChoice::Forced(Topology::SparseFrontier),
@@ -73,7 +80,10 @@ fn searches_answer_in_the_callers_ids_whatever_the_order() {
 fn batches_report_each_source_and_its_depths_in_the_callers_ids() {
     let graph = hub_last();
     let mut device = cpu();
-    assert!(load(&mut device, &graph, VertexOrder::ByDegree));
+    assert_eq!(
+        load(&mut device, &graph, VertexOrder::ByDegree),
+        Numbering::ByDegree
+    );
     let sources = [199, 0, 180, 42];
     let mut request = BatchRequest::new(&sources);
     request.keep_depths = true;
@@ -98,7 +108,10 @@ fn batches_report_each_source_and_its_depths_in_the_callers_ids() {
 fn a_source_out_of_range_is_refused_with_its_own_id() {
     let graph = hub_last();
     let mut device = cpu();
-    assert!(load(&mut device, &graph, VertexOrder::ByDegree));
+    assert_eq!(
+        load(&mut device, &graph, VertexOrder::ByBreadth),
+        Numbering::ByBreadth
+    );
     let err = device.bfs(500).unwrap_err().to_string();
     assert!(err.contains("source 500") && err.contains("Fix:"), "{err}");
 }
@@ -113,9 +126,15 @@ fn the_engine_relabels_large_skewed_graphs_only() {
         })
         .unwrap(),
     );
-    assert!(load(&mut device, &kron, VertexOrder::Auto));
+    assert_eq!(
+        load(&mut device, &kron, VertexOrder::Auto),
+        Numbering::ByDegree
+    );
     let result = device.bfs(5).unwrap();
     assert_eq!(result.depths, reference_bfs(&kron, &[5]).depths);
     let grid = Arc::new(grid_2d(300, 300).unwrap());
-    assert!(!load(&mut device, &grid, VertexOrder::Auto));
+    assert_eq!(
+        load(&mut device, &grid, VertexOrder::Auto),
+        Numbering::AsGiven
+    );
 }

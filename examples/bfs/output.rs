@@ -183,7 +183,7 @@ pub fn context_json(ctx: &Context<'_>) -> serde_json::Value {
         "load_seconds": ctx.loaded.load_time.as_secs_f64(),
         "build_seconds": ctx.loaded.build_time.as_secs_f64(),
         "vertex_order": ctx.load_report.order.reason,
-        "relabelled_by_degree": ctx.load_report.order.by_degree,
+        "device_order": ctx.load_report.order.numbering.name(),
         "relabel_seconds": ctx.load_report.relabel_time.as_secs_f64(),
         "upload_seconds": ctx.load_report.upload_time.as_secs_f64(),
         "validation_seconds": ctx.validation_time.as_secs_f64(),

@@ -65,6 +65,15 @@ impl Case {
         }
     }
 
+    /// The same case with the device numbering its vertices by breadth.
+    fn by_breadth(&self) -> Self {
+        Self {
+            name: format!("{}-by-breadth", self.name),
+            order: VertexOrder::ByBreadth,
+            ..self.clone()
+        }
+    }
+
     /// The serial reference BFS from source set `index` (computed once).
     ///
     /// # Panics
@@ -271,14 +280,24 @@ pub fn corpus(size: CorpusSize) -> Result<Vec<Case>, GraphError> {
         disconnected()?,
         loops_and_duplicates()?,
     ];
-    // Renumbered by degree on the device: results must come back in the
-    // graph's own ids, parents included.
+    // Renumbered on the device: results must come back in the graph's own
+    // ids, parents included.
     let relabelled: Vec<Case> = cases
         .iter()
         .filter(|c| {
             c.name.starts_with("kron") || c.name == "disconnected" || c.name.starts_with("loops")
         })
         .map(Case::by_degree)
+        .chain(
+            cases
+                .iter()
+                .filter(|c| {
+                    c.name.starts_with("grid")
+                        || c.name == "disconnected"
+                        || c.name.starts_with("loops")
+                })
+                .map(Case::by_breadth),
+        )
         .collect();
     cases.extend(relabelled);
     cases.extend(trivial()?);

@@ -17,4 +17,4 @@ pub use engine::{
     BatchRequest, BatchResult, ChainMode, Engine, EngineError, LaneResult, LevelTrace, LoadReport,
     LoadRequest, PassTrace, SearchRequest, SearchResult, TopologyChoice,
 };
-pub use plan::order::{OrderDecision, VertexOrder};
+pub use plan::order::{Numbering, OrderDecision, VertexOrder};

@@ -1,17 +1,27 @@
-//! Vertex relabelling: a graph's vertices renumbered (by degree, highest
-//! first) and the map back to the ids the caller knows.
+//! Vertex relabelling: a graph's vertices renumbered and the map back to
+//! the ids the caller knows.
 //!
-//! Bottom-up levels look among a vertex's in-edges for a parent in the
-//! frontier. On skewed graphs the hubs join the frontier first, so rows that
-//! list their highest-degree neighbours first end the look at the first
-//! probe, and the hubs' frontier bits share a few words that stay in cache.
-//! Vertices without edges move to the end. Graph500 and GAP count such a
-//! relabelling as graph construction, apart from the search.
+//! - By degree, highest first (`by_degree`): bottom-up levels look among a
+//!   vertex's in-edges for a parent in the frontier. On skewed graphs the
+//!   hubs join the frontier first, so rows that list their highest-degree
+//!   neighbours first end the look at the first probe, and the hubs'
+//!   frontier bits share a few words that stay in cache. Vertices without
+//!   edges move to the end.
+//! - By breadth (`by_breadth`): the levels of a walk from a peripheral
+//!   vertex, so that a thin wavefront's vertices sit together in memory.
+//!
+//! Graph500 and GAP count such a relabelling as graph construction, apart
+//! from the search.
 
+#[cfg(test)]
+mod breadth_tests;
+mod by_breadth;
 mod by_degree;
+mod rewrite;
 #[cfg(test)]
 mod tests;
 
+pub use by_breadth::{breadth_first_order, relabel_by_breadth};
 pub use by_degree::{relabel_by_degree, top_degree_share};
 
 use crate::UNREACHED;

@@ -1,5 +1,5 @@
-//! Loading a graph: its vertex order (renumbered by degree or not), its
-//! layout and memory plan, and the upload.
+//! Loading a graph: its vertex order (renumbered by degree, by breadth, or
+//! not), its layout and memory plan, and the upload.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -9,12 +9,12 @@ use vyre_driver::collective::{RankBytes, RankPlan};
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
 use vyre_graph::Graph;
 use vyre_graph::memory::MemoryLimit;
-use vyre_graph::relabel::{Relabelling, relabel_by_degree};
+use vyre_graph::relabel::{Relabelling, relabel_by_breadth, relabel_by_degree};
 
 use super::{Engine, EngineError, LoadedGraph, plan_memory};
 use crate::plan::chain::MAX_FUSED_LEVELS;
 use crate::plan::grid::per_wave_widths;
-use crate::plan::order::{OrderDecision, VertexOrder, choose_order};
+use crate::plan::order::{Numbering, OrderDecision, VertexOrder, choose_order};
 
 /// A graph to load and how.
 #[derive(Clone, Debug)]
@@ -79,12 +79,17 @@ impl Engine {
         self.loaded = None;
         let order = choose_order(&request.graph, request.order);
         let relabel_started = Instant::now();
-        let (graph, relabelling) = if order.by_degree {
-            let limit = MemoryLimit::resolve(request.host_memory_limit);
-            let (graph, map) = relabel_by_degree(&request.graph, limit.as_ref())?;
-            (Arc::new(graph), Some(map))
-        } else {
-            (request.graph, None)
+        let limit = || MemoryLimit::resolve(request.host_memory_limit);
+        let (graph, relabelling) = match order.numbering {
+            Numbering::AsGiven => (request.graph, None),
+            Numbering::ByDegree => {
+                let (graph, map) = relabel_by_degree(&request.graph, limit().as_ref())?;
+                (Arc::new(graph), Some(map))
+            }
+            Numbering::ByBreadth => {
+                let (graph, map) = relabel_by_breadth(&request.graph, limit().as_ref())?;
+                (Arc::new(graph), Some(map))
+            }
         };
         let relabel_time = relabel_started.elapsed();
         let upload_started = Instant::now();

@@ -1,10 +1,12 @@
-//! Whether the engine renumbers a graph's vertices by degree at load.
+//! How the engine numbers a graph's vertices on the device.
 //!
 //! Bottom-up levels end their look for a parent sooner when each row lists
 //! its highest-degree neighbours first (`vyre_graph::relabel`), which pays
 //! on skewed (power-law) graphs. Grids, road networks and meshes come with a
 //! numbering whose locality a degree order would destroy, so they keep
-//! theirs. The relabelling is construction work, timed apart from searches.
+//! theirs unless asked to take a breadth-first one, whose search levels are
+//! runs of consecutive ids. The relabelling is construction work, timed
+//! apart from searches.
 
 use vyre_graph::Graph;
 use vyre_graph::relabel::top_degree_share;
@@ -29,26 +31,61 @@ pub enum VertexOrder {
     AsGiven,
     /// By degree, highest first, whatever the graph.
     ByDegree,
+    /// Level by level of a breadth-first walk from a peripheral vertex of
+    /// each component, whatever the graph.
+    ByBreadth,
+}
+
+/// The numbering a load gives a graph's vertices on the device.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+pub enum Numbering {
+    /// The caller's ids.
+    AsGiven,
+    /// By degree, highest first (`vyre_graph::relabel::relabel_by_degree`).
+    ByDegree,
+    /// By breadth (`vyre_graph::relabel::relabel_by_breadth`).
+    ByBreadth,
 }
 
 /// The order chosen for a graph and why.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OrderDecision {
-    /// Whether the vertices are renumbered by degree.
-    pub by_degree: bool,
+    /// How the vertices are numbered on the device.
+    pub numbering: Numbering,
     /// In words, for traces.
     pub reason: String,
+}
+
+impl Numbering {
+    /// Its name in reports, the same as the [`VertexOrder`] that asks for it.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::AsGiven => "as-given",
+            Self::ByDegree => "by-degree",
+            Self::ByBreadth => "by-breadth",
+        }
+    }
+}
+
+impl OrderDecision {
+    /// Whether the device holds the graph under other ids than the caller's.
+    #[must_use]
+    pub fn relabels(&self) -> bool {
+        self.numbering != Numbering::AsGiven
+    }
 }
 
 /// The order `requested` gives `graph`.
 #[must_use]
 pub fn choose_order(graph: &Graph, requested: VertexOrder) -> OrderDecision {
-    let decided = |by_degree: bool, reason: String| OrderDecision { by_degree, reason };
+    let decided = |numbering: Numbering, reason: String| OrderDecision { numbering, reason };
     match requested {
-        VertexOrder::AsGiven => decided(false, "as given (requested)".into()),
-        VertexOrder::ByDegree => decided(true, "by degree (requested)".into()),
+        VertexOrder::AsGiven => decided(Numbering::AsGiven, "as given (requested)".into()),
+        VertexOrder::ByDegree => decided(Numbering::ByDegree, "by degree (requested)".into()),
+        VertexOrder::ByBreadth => decided(Numbering::ByBreadth, "by breadth (requested)".into()),
         VertexOrder::Auto if graph.vertex_count() < RELABEL_MIN_VERTICES => decided(
-            false,
+            Numbering::AsGiven,
             format!(
                 "as given: fewer than {RELABEL_MIN_VERTICES} vertices stay in cache either way"
             ),
@@ -62,8 +99,13 @@ pub fn choose_order(graph: &Graph, requested: VertexOrder) -> OrderDecision {
             } else {
                 "as given: not skewed"
             };
+            let numbering = if by_degree {
+                Numbering::ByDegree
+            } else {
+                Numbering::AsGiven
+            };
             decided(
-                by_degree,
+                numbering,
                 format!(
                     "{verdict} (the top {top}% of vertices hold {:.0}% of edge endpoints; the \
                      threshold is {:.0}%)",
@@ -89,18 +131,30 @@ mod tests {
         })
         .unwrap();
         let auto = choose_order(&kron, VertexOrder::Auto);
-        assert!(auto.by_degree, "{}", auto.reason);
-        assert!(!choose_order(&kron, VertexOrder::AsGiven).by_degree);
+        assert_eq!(auto.numbering, Numbering::ByDegree, "{}", auto.reason);
+        let given = choose_order(&kron, VertexOrder::AsGiven);
+        assert_eq!(given.numbering, Numbering::AsGiven);
+        assert!(!given.relabels());
 
         let grid = grid_2d(300, 300).unwrap();
         let auto = choose_order(&grid, VertexOrder::Auto);
-        assert!(!auto.by_degree, "{}", auto.reason);
+        assert_eq!(auto.numbering, Numbering::AsGiven, "{}", auto.reason);
         assert!(auto.reason.contains("not skewed"), "{}", auto.reason);
-        assert!(choose_order(&grid, VertexOrder::ByDegree).by_degree);
+        let by_degree = choose_order(&grid, VertexOrder::ByDegree);
+        assert_eq!(by_degree.numbering, Numbering::ByDegree);
+        let by_breadth = choose_order(&grid, VertexOrder::ByBreadth);
+        assert_eq!(by_breadth.numbering, Numbering::ByBreadth);
+        assert!(by_breadth.relabels());
 
         // Skewed but small.
         let small = star(1000).unwrap();
-        assert!(!choose_order(&small, VertexOrder::Auto).by_degree);
-        assert!(choose_order(&small, VertexOrder::ByDegree).by_degree);
+        assert_eq!(
+            choose_order(&small, VertexOrder::Auto).numbering,
+            Numbering::AsGiven
+        );
+        assert_eq!(
+            choose_order(&small, VertexOrder::ByDegree).numbering,
+            Numbering::ByDegree
+        );
     }
 }
