@@ -9,7 +9,9 @@ leaves the other figures in place). With ASYNC_BASELINE=FILE in the
 environment, the async set also times FILE, another revision of
 async_relax.cu, as "async baseline" (and its SHARE_IN_WARP build), so that a
 change's before and after run in one call; ASYNC_BUILDS=NAME,... runs only
-the async builds named."""
+the async builds named; GRAPHS=NAME,... only the graphs named, among them
+"grid 3000x3000 diagonal" and "grid 1000x1000 diagonal" (numbered by
+anti-diagonals), which run only when named."""
 import ctypes, glob, gzip, json, os, statistics, sys, time
 
 import torch
@@ -72,15 +74,25 @@ def csr_from_edges(n, src, dst):
     return off.to(torch.int32), dst.to(torch.int32)
 
 
-def grid(rows, cols):
-    """A rows x cols grid, row by row, and its depths from vertex 0 (r + c)."""
+def grid(rows, cols, diagonal=False):
+    """A rows x cols grid, row by row, and its depths from vertex 0 (r + c).
+    With `diagonal`, numbered by anti-diagonals instead (r + c, then r): the
+    levels from the corner that vyre's by-breadth order gives a grid, each a
+    run of consecutive ids. Vertex 0 is the corner either way."""
     n = rows * cols
     v = torch.arange(n, device=DEV, dtype=torch.int64)
     r, c = v // cols, v % cols
     parts = [(v[c < cols - 1], v[c < cols - 1] + 1), (v[c > 0], v[c > 0] - 1),
              (v[r < rows - 1], v[r < rows - 1] + cols), (v[r > 0], v[r > 0] - cols)]
-    off, tgt = csr_from_edges(n, torch.cat([p[0] for p in parts]), torch.cat([p[1] for p in parts]))
-    return n, off, tgt, (r + c, rows + cols - 1)
+    src, dst = torch.cat([p[0] for p in parts]), torch.cat([p[1] for p in parts])
+    depth = r + c
+    if diagonal:
+        old_of_new = torch.argsort(depth * rows + r)
+        new_of_old = torch.empty_like(old_of_new)
+        new_of_old[old_of_new] = v
+        src, dst, depth = new_of_old[src], new_of_old[dst], depth[old_of_new]
+    off, tgt = csr_from_edges(n, src, dst)
+    return n, off, tgt, (depth, rows + cols - 1)
 
 
 def chain(n):
@@ -544,9 +556,15 @@ def main(out_dir, mtx, kernels):
                                                    entry)
     rows = []
     graphs = [("grid 3000x3000", lambda: grid(3000, 3000)), ("grid 1000x1000", lambda: grid(1000, 1000)),
-              ("chain 200000", lambda: chain(200000))]
+              ("chain 200000", lambda: chain(200000)),
+              ("grid 3000x3000 diagonal", lambda: grid(3000, 3000, True)),
+              ("grid 1000x1000 diagonal", lambda: grid(1000, 1000, True))]
     if mtx:
         graphs.append(("luxembourg_osm", lambda: road(mtx)))
+    # GRAPHS=name,... runs only those (the first four, and the road network
+    # when a file is given, if unset).
+    chosen = os.environ.get("GRAPHS")
+    graphs = [g for g in graphs if (g[0] in chosen.split(",") if chosen else "diagonal" not in g[0])]
     for name, make in graphs:
         n, off, tgt, reference = make()
         torch.cuda.synchronize()
@@ -577,7 +595,7 @@ def main(out_dir, mtx, kernels):
                 rows.append(row)
         for key, f in clustered.items():
             for row in run_cluster(f"{name} [{key}]", n, off, tgt, reference, 0, f,
-                                   CLUSTER_CONFIGS[name], 5, joined if "joined" in key else None,
+                                   CLUSTER_CONFIGS[name.removesuffix(" diagonal")], 5, joined if "joined" in key else None,
                                    bulk="bulk" in key):
                 row["graph"], row["variant"] = name, key
                 rows.append(row)
