@@ -117,7 +117,7 @@ fn a_source_out_of_range_is_refused_with_its_own_id() {
 }
 
 #[test]
-fn the_engine_relabels_large_skewed_graphs_only() {
+fn the_engine_renumbers_large_skewed_graphs_by_degree_and_large_sparse_ones_by_breadth() {
     let mut device = cpu();
     let kron = Arc::new(
         kronecker(KroneckerSpec {
@@ -135,6 +135,17 @@ fn the_engine_relabels_large_skewed_graphs_only() {
     let grid = Arc::new(grid_2d(300, 300).unwrap());
     assert_eq!(
         load(&mut device, &grid, VertexOrder::Auto),
+        Numbering::ByBreadth
+    );
+    // An inner source and the far corner: results in the caller's ids.
+    for source in [150 * 300 + 150, 300 * 300 - 1] {
+        let result = device.bfs(source).unwrap();
+        assert_eq!(result.depths, reference_bfs(&grid, &[source]).depths);
+        validate_bfs(&grid, &[source], &result.depths, &result.parents).unwrap();
+    }
+    let small = Arc::new(grid_2d(100, 100).unwrap());
+    assert_eq!(
+        load(&mut device, &small, VertexOrder::Auto),
         Numbering::AsGiven
     );
 }

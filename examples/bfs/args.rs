@@ -51,8 +51,8 @@ pub struct Args {
     #[arg(long, default_value = "auto", value_parser = chain_mode)]
     pub chain: ChainMode,
     /// Vertex numbering on the device: auto (by degree on large skewed
-    /// graphs), by-degree, by-breadth (level by level from a peripheral
-    /// vertex), or as-given. Sources and results use the graph's
+    /// graphs, by breadth on large sparse ones), by-degree, by-breadth
+    /// (level by level from a peripheral vertex), or as-given. Sources and results use the graph's
     /// own ids either way; the renumbering is timed apart from searches.
     #[arg(long, default_value = "auto", value_parser = parse_vertex_order)]
     pub order: VertexOrder,

@@ -2,11 +2,13 @@
 //!
 //! Bottom-up levels end their look for a parent sooner when each row lists
 //! its highest-degree neighbours first (`vyre_graph::relabel`), which pays
-//! on skewed (power-law) graphs. Grids, road networks and meshes come with a
-//! numbering whose locality a degree order would destroy, so they keep
-//! theirs unless asked to take a breadth-first one, whose search levels are
-//! runs of consecutive ids. The relabelling is construction work, timed
-//! apart from searches.
+//! on skewed (power-law) graphs. Grids, road networks and meshes, whose
+//! locality a degree order would destroy, are searched as thousands of thin
+//! wavefronts instead: numbered by breadth, each level's vertices are runs
+//! of consecutive ids, so a level touches fewer cache lines (measured on an
+//! H100: 10% off a level of the 3000 x 3000 grid, 2-3% on smaller grids and
+//! road networks; docs/BENCHMARKS.md). The relabelling is construction work,
+//! timed apart from searches.
 
 use vyre_graph::Graph;
 use vyre_graph::relabel::top_degree_share;
@@ -20,11 +22,18 @@ pub const RELABEL_TOP_FRACTION: f64 = 0.01;
 /// a graph to count as skewed: about 0.01-0.03 on grids, roads and uniform
 /// random graphs, above 0.4 on Graph500 Kronecker graphs.
 pub const RELABEL_MIN_TOP_SHARE: f64 = 0.25;
+/// Stored edges per vertex at or below which a graph that is not skewed is
+/// numbered by breadth: about 4 on grids, 2-3 on road networks and meshes,
+/// whose searches are thin wavefronts; 32 on a uniform random graph of
+/// Graph500's edge factor, which reaches most vertices in a few wide levels
+/// and keeps its ids.
+pub const BREADTH_MAX_MEAN_DEGREE: f64 = 8.0;
 
 /// How a loaded graph's vertices are numbered on the device.
 #[derive(Clone, Copy, Debug, Default, Eq, PartialEq)]
 pub enum VertexOrder {
-    /// By degree when the graph is large and skewed (see the constants).
+    /// By degree when the graph is large and skewed, by breadth when it is
+    /// large, not skewed and sparse, else as given (see the constants).
     #[default]
     Auto,
     /// As the caller numbered them.
@@ -92,34 +101,39 @@ pub fn choose_order(graph: &Graph, requested: VertexOrder) -> OrderDecision {
         ),
         VertexOrder::Auto => {
             let share = top_degree_share(graph, RELABEL_TOP_FRACTION);
-            let top = RELABEL_TOP_FRACTION * 100.0;
-            let by_degree = share >= RELABEL_MIN_TOP_SHARE;
-            let verdict = if by_degree {
-                "by degree: skewed"
+            let skew = format!(
+                "the top {}% of vertices hold {:.0}% of edge endpoints; the threshold is {:.0}%",
+                RELABEL_TOP_FRACTION * 100.0,
+                share * 100.0,
+                RELABEL_MIN_TOP_SHARE * 100.0
+            );
+            if share >= RELABEL_MIN_TOP_SHARE {
+                return decided(Numbering::ByDegree, format!("by degree: skewed ({skew})"));
+            }
+            let mean = graph.edge_count() as f64 / f64::from(graph.vertex_count());
+            let sparse = format!(
+                "{mean:.1} stored edges a vertex; by breadth at most {BREADTH_MAX_MEAN_DEGREE}"
+            );
+            if mean <= BREADTH_MAX_MEAN_DEGREE {
+                decided(
+                    Numbering::ByBreadth,
+                    format!("by breadth: not skewed ({skew}) and sparse ({sparse})"),
+                )
             } else {
-                "as given: not skewed"
-            };
-            let numbering = if by_degree {
-                Numbering::ByDegree
-            } else {
-                Numbering::AsGiven
-            };
-            decided(
-                numbering,
-                format!(
-                    "{verdict} (the top {top}% of vertices hold {:.0}% of edge endpoints; the \
-                     threshold is {:.0}%)",
-                    share * 100.0,
-                    RELABEL_MIN_TOP_SHARE * 100.0
-                ),
-            )
+                decided(
+                    Numbering::AsGiven,
+                    format!("as given: not skewed ({skew}) but dense ({sparse})"),
+                )
+            }
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use vyre_graph::generate::{KroneckerSpec, grid_2d, kronecker, star};
+    use vyre_graph::generate::{
+        KroneckerSpec, UniformSpec, grid_2d, kronecker, star, uniform_random,
+    };
 
     use super::*;
 
@@ -138,8 +152,21 @@ mod tests {
 
         let grid = grid_2d(300, 300).unwrap();
         let auto = choose_order(&grid, VertexOrder::Auto);
-        assert_eq!(auto.numbering, Numbering::AsGiven, "{}", auto.reason);
+        assert_eq!(auto.numbering, Numbering::ByBreadth, "{}", auto.reason);
         assert!(auto.reason.contains("not skewed"), "{}", auto.reason);
+        assert!(auto.reason.contains("4.0 stored edges"), "{}", auto.reason);
+        assert_eq!(
+            choose_order(&grid, VertexOrder::AsGiven).numbering,
+            Numbering::AsGiven
+        );
+
+        // Not skewed, but 32 stored edges a vertex.
+        let uniform = UniformSpec::with_scale(16, 16, 7)
+            .and_then(uniform_random)
+            .unwrap();
+        let auto = choose_order(&uniform, VertexOrder::Auto);
+        assert_eq!(auto.numbering, Numbering::AsGiven, "{}", auto.reason);
+        assert!(auto.reason.contains("dense"), "{}", auto.reason);
         let by_degree = choose_order(&grid, VertexOrder::ByDegree);
         assert_eq!(by_degree.numbering, Numbering::ByDegree);
         let by_breadth = choose_order(&grid, VertexOrder::ByBreadth);
