@@ -1,24 +1,9 @@
-use super::tests::{check_edges_kept, edges, kron};
+use super::tests::{as_listed, check_edges_kept, check_searches_restore, edges, kron};
 use super::{Relabelling, breadth_first_order, relabel_by_breadth};
-use crate::bfs::reference_bfs;
 use crate::build::{BuildOptions, build_graph};
 use crate::generate::{chain, grid_2d};
 use crate::memory::{LimitSource, MemoryLimit};
-use crate::validate::validate_bfs;
 use crate::{Graph, GraphError};
-
-fn directed(n: u32, edges: &[(u32, u32)]) -> Graph {
-    build_graph(
-        n,
-        edges,
-        BuildOptions {
-            symmetrize: false,
-            remove_self_loops: false,
-            remove_duplicates: false,
-        },
-    )
-    .unwrap()
-}
 
 /// `graph` with vertex `old` renamed `order[old]`.
 fn renamed(graph: &Graph, order: &[u32], options: BuildOptions) -> Graph {
@@ -106,7 +91,7 @@ fn components_take_runs_of_ids_in_the_order_of_their_lowest_vertex() {
 #[test]
 fn directed_edges_are_walked_both_ways() {
     // Every edge points at vertex 0; an out-edge walk from 0 reaches nothing.
-    let inward = directed(5, &[(1, 0), (2, 0), (3, 0), (4, 3)]);
+    let inward = as_listed(5, &[(1, 0), (2, 0), (3, 0), (4, 3)]);
     let (relabelled, map) = relabel_by_breadth(&inward, None).unwrap();
     assert!(!relabelled.is_symmetric());
     check_edges_kept(&inward, &relabelled, &map);
@@ -122,29 +107,19 @@ fn searches_on_the_relabelled_graph_restore_to_the_callers_ids() {
         kron(10, false),
         kron(9, true),
         scrambled_grid,
-        directed(6, &[(0, 1), (0, 1), (2, 2), (3, 4), (4, 3), (5, 0)]),
+        as_listed(6, &[(0, 1), (0, 1), (2, 2), (3, 4), (4, 3), (5, 0)]),
     ] {
         let (relabelled, map) = relabel_by_breadth(&graph, None).unwrap();
         check_edges_kept(&graph, &relabelled, &map);
-        let n = graph.vertex_count() as usize;
-        for source in [0, 3, graph.vertex_count() - 1] {
-            let expected = reference_bfs(&graph, &[source]);
-            let found = reference_bfs(&relabelled, &map.to_new(&[source]));
-            let mut depths = vec![0; n];
-            let mut parents = vec![0; n];
-            map.restore_values(&found.depths, &mut depths);
-            map.restore_ids(&found.parents, &mut parents);
-            assert_eq!(depths, expected.depths, "source {source}");
-            validate_bfs(&graph, &[source], &depths, &parents).unwrap();
-        }
+        check_searches_restore(&graph, &relabelled, &map, &[0, 3, graph.vertex_count() - 1]);
     }
 }
 
 #[test]
 fn an_empty_graph_and_lone_vertices_keep_their_order() {
-    let none = directed(0, &[]);
+    let none = as_listed(0, &[]);
     assert_eq!(breadth_first_order(&none).unwrap().vertex_count(), 0);
-    let lone = directed(4, &[]);
+    let lone = as_listed(4, &[]);
     let map = breadth_first_order(&lone).unwrap();
     assert_eq!(map, Relabelling::from_order(vec![0, 1, 2, 3]).unwrap());
 }

@@ -80,18 +80,48 @@ fn the_hub_of_a_star_becomes_vertex_zero() {
     check_relabelled(&graph, &relabelled, &map);
 }
 
-#[test]
-fn relabelling_keeps_every_edge_on_many_shapes() {
-    let duplicates_and_loops = build_graph(
-        6,
-        &[(0, 1), (0, 1), (2, 2), (3, 4), (4, 3), (5, 0)],
+/// A directed graph of `edges` exactly as listed: self-loops and
+/// duplicates kept.
+pub(super) fn as_listed(n: u32, edges: &[(u32, u32)]) -> Graph {
+    build_graph(
+        n,
+        edges,
         BuildOptions {
             symmetrize: false,
             remove_self_loops: false,
             remove_duplicates: false,
         },
     )
-    .unwrap();
+    .unwrap()
+}
+
+/// Searches from `sources` on `relabelled`, mapped back by `map`, give
+/// `graph`'s depths and valid parents in its own ids.
+pub(super) fn check_searches_restore(
+    graph: &Graph,
+    relabelled: &Graph,
+    map: &Relabelling,
+    sources: &[u32],
+) {
+    let n = graph.vertex_count() as usize;
+    for &source in sources {
+        let expected = reference_bfs(graph, &[source]);
+        let found = reference_bfs(relabelled, &map.to_new(&[source]));
+        let mut depths = vec![0; n];
+        let mut parents = vec![0; n];
+        map.restore_values(&found.depths, &mut depths);
+        map.restore_ids(&found.parents, &mut parents);
+        assert_eq!(depths, expected.depths, "source {source}");
+        validate_bfs(graph, &[source], &depths, &parents).unwrap();
+        if expected.depths.contains(&UNREACHED) {
+            assert!(parents.contains(&UNREACHED));
+        }
+    }
+}
+
+#[test]
+fn relabelling_keeps_every_edge_on_many_shapes() {
+    let duplicates_and_loops = as_listed(6, &[(0, 1), (0, 1), (2, 2), (3, 4), (4, 3), (5, 0)]);
     for graph in [
         kron(10, false),
         kron(9, true),
@@ -108,20 +138,7 @@ fn relabelling_keeps_every_edge_on_many_shapes() {
 fn searches_on_the_relabelled_graph_restore_to_the_callers_ids() {
     for graph in [kron(11, false), kron(10, true)] {
         let (relabelled, map) = relabel_by_degree(&graph, None).unwrap();
-        let n = graph.vertex_count() as usize;
-        for source in [0, 7, graph.vertex_count() - 1] {
-            let expected = reference_bfs(&graph, &[source]);
-            let found = reference_bfs(&relabelled, &map.to_new(&[source]));
-            let mut depths = vec![0; n];
-            let mut parents = vec![0; n];
-            map.restore_values(&found.depths, &mut depths);
-            map.restore_ids(&found.parents, &mut parents);
-            assert_eq!(depths, expected.depths, "source {source}");
-            validate_bfs(&graph, &[source], &depths, &parents).unwrap();
-            if expected.depths.contains(&UNREACHED) {
-                assert!(parents.contains(&UNREACHED));
-            }
-        }
+        check_searches_restore(&graph, &relabelled, &map, &[0, 7, graph.vertex_count() - 1]);
     }
 }
 
