@@ -6,8 +6,9 @@
 //! locality a degree order would destroy, are searched as thousands of thin
 //! wavefronts instead: numbered by breadth, each level's vertices are runs
 //! of consecutive ids, so a level touches fewer cache lines (measured on an
-//! H100: 10% off a level of the 3000 x 3000 grid, 2-3% on smaller grids and
-//! road networks; docs/BENCHMARKS.md). The relabelling is construction work,
+//! H100: 10% off a level of the 3000 x 3000 grid searched from its corner,
+//! about 1% from inner sources, 2-3% on a smaller grid and a road network;
+//! docs/BENCHMARKS.md). The relabelling is construction work,
 //! timed apart from searches.
 
 use vyre_graph::Graph;
