@@ -544,6 +544,15 @@ def main(out_dir, mtx, kernels):
                   ("async lean profile", "async_relax.cu", [b"-DPROFILE"], b"async_lean_bfs"),
                   ("async lean poll-when-idle profile", "async_relax.cu", [b"-DPOLL_WHEN_IDLE", b"-DPROFILE"],
                    b"async_lean_bfs")]
+        # Idle warps' polls (every lane's ticket slot each pause, lane 0's
+        # look at the counter every LOOK_EVERY pauses) spaced further apart.
+        for pause in (300, 1000):
+            for look in (8, 64):
+                name = f"async lean pause-{pause} look-{look}"
+                extra = [f"-DPAUSE_NS={pause}u".encode(), f"-DLOOK_EVERY={look}u".encode()]
+                builds += [(name, "async_relax.cu", extra, b"async_lean_bfs"),
+                           (name + " profile", "async_relax.cu", extra + [b"-DPROFILE"], b"async_lean_bfs")]
+        builds += [("async lean look-64", "async_relax.cu", [b"-DLOOK_EVERY=64u"], b"async_lean_bfs")]
         baseline = os.environ.get("ASYNC_BASELINE")
         if baseline:
             builds += [("async baseline", os.path.abspath(baseline), [], b"async_bfs"),
