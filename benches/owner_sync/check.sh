@@ -23,7 +23,8 @@ for variant in "" "-DSTORE_AT_CLAIM" "-DJOINED" "-DPROFILE" "-DJOINED -DBULK"; d
     "$dir/check_cluster"
 done
 for variant in "" "-DSHARE_IN_WARP" "-DASYNC_KERNEL=async_lean_bfs" "-DASYNC_KERNEL=async_lean_bfs -DRELAXED_COUNT" \
-    "-DASYNC_KERNEL=async_lean_bfs -DPOLL_WHEN_IDLE -DPROFILE"; do
+    "-DASYNC_KERNEL=async_lean_bfs -DPOLL_WHEN_IDLE -DPROFILE" "-DASYNC_KERNEL=async_lean_bfs -DSHARDS=4u" \
+    "-DASYNC_KERNEL=async_lean_bfs -DSHARDS=3u -DPROFILE"; do
     echo "== async_relax ${variant:-as it is}"
     g++ -O1 -std=c++20 -pthread $variant -I"$root/crates/vyre-cuda/emu" -I"$root/shaders/cuda" \
         -o "$dir/check_async" "$root/benches/owner_sync/check_async.cpp"

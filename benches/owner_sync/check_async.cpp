@@ -21,7 +21,7 @@ static bool check(const char* name, const Csr& g, u32 src, u32 blocks, u32 width
     // Room for every vertex pushed four times and a ticket for every lane;
     // a fuller queue comes back as a status bit.
     const u32 capacity = 4 * g.n + blocks * width + 64;
-    std::vector<u64> best(g.n, EMPTY), slots(2 * (size_t)capacity, EMPTY), counter(32, 0);
+    std::vector<u64> best(g.n, EMPTY), slots(2 * (size_t)capacity, EMPTY), counter(32 * 16, 0);
     best[src] = src;
     slots[0] = src;
     slots[1] = ((u64)g.off[src] << 32) | (g.off[src + 1] - g.off[src]);

@@ -440,7 +440,7 @@ def run_async(name, n, off, tgt, reference, source, f, configs, repeats, joined,
         capacity = 4 * n + blocks * width + 64
         best = torch.empty(n, dtype=torch.int64, device=DEV)
         slots = torch.empty(2 * capacity, dtype=torch.int64, device=DEV)
-        counter = torch.zeros(32, dtype=torch.int64, device=DEV)
+        counter = torch.zeros(32 * 16, dtype=torch.int64, device=DEV)  # up to 16 queues
         depth = torch.empty(n, dtype=torch.int32, device=DEV)
         parent = torch.empty(n, dtype=torch.int32, device=DEV)
         status = torch.zeros(2, dtype=torch.int32, device=DEV)
@@ -553,6 +553,12 @@ def main(out_dir, mtx, kernels):
                 builds += [(name, "async_relax.cu", extra, b"async_lean_bfs"),
                            (name + " profile", "async_relax.cu", extra + [b"-DPROFILE"], b"async_lean_bfs")]
         builds += [("async lean look-64", "async_relax.cu", [b"-DLOOK_EVERY=64u"], b"async_lean_bfs")]
+        # Queues and counters shared by fewer lanes each.
+        for shards in (2, 4, 8, 16):
+            builds += [(f"async lean shards-{shards}", "async_relax.cu", [f"-DSHARDS={shards}u".encode()],
+                        b"async_lean_bfs"),
+                       (f"async lean shards-{shards} profile", "async_relax.cu",
+                        [f"-DSHARDS={shards}u".encode(), b"-DPROFILE"], b"async_lean_bfs")]
         baseline = os.environ.get("ASYNC_BASELINE")
         if baseline:
             builds += [("async baseline", os.path.abspath(baseline), [], b"async_bfs"),

@@ -111,12 +111,21 @@ __device__ __forceinline__ void load_slot(const u64* p, u64& head, u64& row) {
 #ifndef LOOK_EVERY
 #define LOOK_EVERY 8u
 #endif
+// async_lean_bfs only: queues (and counters) the lanes share, at most one a
+// block. Block b takes items from queue b % queues, and a target won goes to
+// queue target % queues, so that no one counter takes every hop's add. With one, a lane's
+// pushes and its chain's end share one add, as in async_bfs.
+#ifndef SHARDS
+#define SHARDS 1u
+#endif
+// u64 words between two queues' counters (each on lines of its own).
+#define SHARD_WORDS 32u
 
 struct AsyncArgs {
     const uint4* joined;  // per edge: its target, the target's row start and degree
     u64* best;            // per vertex: depth << 32 | parent; EMPTY unreached
     u64* slots;           // queue: per slot, depth << 32 | vertex, then start << 32 | degree
-    u64* counter;         // [0] pushed << 32 | finished; [16] tickets handed out
+    u64* counter;         // per queue k, at SHARD_WORDS k: [0] pushed << 32 | finished; [16] tickets
     u32* depth;
     u32* parent;
     u32* status;  // [0] status bits, [1] levels of the search
@@ -234,17 +243,57 @@ __device__ __forceinline__ bool file_won(const uint4& e, bool& kept, uint4& keep
     return true;
 }
 
+// Whether every item pushed has finished. With one counter, its halves are
+// equal. With several, each is read twice: the counts only grow, so two
+// equal reads of every one mean each held its value at the moment between
+// the two passes, and that moment's totals decide (the four-counter method).
+__device__ __forceinline__ bool counts_balanced(const AsyncArgs& a) {
+    if (SHARDS == 1) {
+        const u64 c = load_relaxed_u64(a.counter);
+        return (u32)(c >> 32) == (u32)c;
+    }
+    u64 first[SHARDS];
+    u64 pushed = 0, finished = 0;
+#pragma unroll
+    for (u32 k = 0; k < SHARDS; ++k) first[k] = load_relaxed_u64(a.counter + SHARD_WORDS * k);
+    bool steady = true;
+#pragma unroll
+    for (u32 k = 0; k < SHARDS; ++k) {
+        steady = steady && load_relaxed_u64(a.counter + SHARD_WORDS * k) == first[k];
+        pushed += first[k] >> 32;
+        finished += (u32)first[k];
+    }
+    return steady && pushed == finished;
+}
+
 // Whether a warp that had nothing to do this round may stop: it pauses and,
-// every LOOK_EVERY such rounds, lane 0 looks whether the counter's halves
-// are equal or a status bit is set, for the whole warp.
+// every LOOK_EVERY such rounds, lane 0 looks whether the counts balance or a
+// status bit is set, for the whole warp.
 __device__ __forceinline__ bool search_over(const AsyncArgs& a, u32& idle_rounds) {
     spin_pause_ns(PAUSE_NS);
     bool over = false;
-    if (++idle_rounds % LOOK_EVERY == 0 && lane_id() == 0) {
-        const u64 c = load_relaxed_u64(a.counter);
-        over = (u32)(c >> 32) == (u32)c || load_relaxed(&a.status[0]) != 0;
-    }
+    if (++idle_rounds % LOOK_EVERY == 0 && lane_id() == 0)
+        over = counts_balanced(a) || load_relaxed(&a.status[0]) != 0;
     return __shfl_sync(VYRE_FULL_MASK, over, 0);
+}
+
+// Queues in use: no more than blocks, so that every queue has takers.
+__device__ __forceinline__ u32 queues() { return SHARDS < gridDim.x ? SHARDS : gridDim.x; }
+// Queue `k`'s counter, and where its slots start: the queue is cut into
+// equal parts, one for each queue in use.
+__device__ __forceinline__ u64* shard_counter(const AsyncArgs& a, u32 k) {
+    return a.counter + SHARD_WORDS * k;
+}
+__device__ __forceinline__ u64 shard_slot(const AsyncArgs& a, u32 k, u64 at) {
+    const u64 per = a.capacity / queues();
+    // Past its part: flagged by put_whole's check, whatever the queue.
+    return at < per ? k * per + at : a.capacity;
+}
+// Pushes `e`, won at `depth`, to its queue with an add of its own.
+__device__ __forceinline__ void push_sharded(const AsyncArgs& a, const uint4& e, u32 depth) {
+    const u32 k = e.x % queues();
+    const u64 at = add_release(shard_counter(a, k), 1ull << 32) >> 32;
+    put_whole(a, shard_slot(a, k, at), e, depth);
 }
 
 // Whether a warp has used up its rounds (TOO_MANY_ROUNDS), so that no launch
@@ -382,6 +431,8 @@ EXTERN __global__ void async_lean_bfs(AsyncArgs a) {
     Item it{0, 0, 0, 0};
     u64 ticket = EMPTY;
     u32 idle_rounds = 0;
+    const u32 mine = blockIdx.x % queues();
+    u64* counter = shard_counter(a, mine);
 #ifdef PROFILE
     u64 parts[5] = {0, 0, 0, 0, 0}, last = 0;
 #endif
@@ -398,13 +449,13 @@ EXTERN __global__ void async_lean_bfs(AsyncArgs a) {
             // hold up its working lanes; idle warps take the queue.
             if (busy) continue;
 #endif
-            if (ticket == EMPTY) ticket = atomicAdd((u32*)(a.counter + 16), 1u);
-            if (ticket < a.capacity) {
+            if (ticket == EMPTY) ticket = atomicAdd((u32*)(counter + 16), 1u);
+            if (ticket < a.capacity / queues()) {
                 // Neither word is all ones once written, so a slot with
                 // either still EMPTY (not yet written, or torn) is looked
                 // at again next round.
                 u64 head, row;
-                load_slot(&a.slots[2 * ticket], head, row);
+                load_slot(&a.slots[2 * shard_slot(a, mine, ticket)], head, row);
                 if (head != EMPTY && row != EMPTY) {
                     it = Item{(u32)head, (u32)(head >> 32), (u32)(row >> 32), (u32)row};
                     has = queued = true;
@@ -419,7 +470,7 @@ EXTERN __global__ void async_lean_bfs(AsyncArgs a) {
 #endif
         // A queued vertex since claimed by a shorter path is stale.
         if (queued && (u32)(load_relaxed_u64(&a.best[it.v]) >> 32) < it.depth) {
-            add_release(a.counter, 1u);
+            add_release(counter, 1u);
             has = false;
             continue;
         }
@@ -441,18 +492,27 @@ EXTERN __global__ void async_lean_bfs(AsyncArgs a) {
             if (first == 0) t2 = stamp((u32)old[0]);
 #endif
 #pragma unroll
-            for (u32 j = 0; j < 4; ++j)
-                if (first + j < it.degree && (u32)(old[j] >> 32) > next &&
-                    file_won(e[j], kept, keep, extra, buffered)) {
-                    const u64 at = add_release(a.counter, 1ull << 32);
+            for (u32 j = 0; j < 4; ++j) {
+                if (first + j >= it.degree || (u32)(old[j] >> 32) <= next) continue;
+                if (SHARDS > 1) {
+                    // The first won is kept; every other goes to its queue at once.
+                    if (kept) {
+                        push_sharded(a, e[j], next);
+                    } else {
+                        kept = true;
+                        keep = e[j];
+                    }
+                } else if (file_won(e[j], kept, keep, extra, buffered)) {
+                    const u64 at = add_release(counter, 1ull << 32);
                     put_whole(a, at >> 32, e[j], next);
                 }
+            }
         }
         queued = false;
         // The pushes and the chain's end in one add: never an end counted
         // before the items it pushed.
         if (buffered != 0 || !kept) {
-            const u64 was = add_release(a.counter, packed(buffered, kept ? 0u : 1u));
+            const u64 was = add_release(counter, packed(buffered, kept ? 0u : 1u));
 #pragma unroll
             for (u32 k = 0; k < EXTRA; ++k)
                 if (k < buffered) put_whole(a, (was >> 32) + k, get_extra(extra, k), next);
