@@ -149,3 +149,30 @@ fn the_engine_renumbers_large_skewed_graphs_by_degree_and_large_sparse_ones_by_b
         Numbering::AsGiven
     );
 }
+
+#[test]
+fn an_automatic_renumbering_without_host_room_loads_the_graph_as_given() {
+    let grid = Arc::new(grid_2d(300, 300).unwrap());
+    let mut device = cpu();
+    let tight = |order| vyre::LoadRequest {
+        order,
+        host_memory_limit: Some(1 << 20),
+        ..vyre::LoadRequest::new(Arc::clone(&grid))
+    };
+    // The engine's choice falls back, and says why.
+    let report = device.load_with(tight(VertexOrder::Auto)).unwrap();
+    assert_eq!(report.order.numbering, Numbering::AsGiven);
+    assert!(
+        report.order.reason.contains("by-breadth would need"),
+        "{}",
+        report.order.reason
+    );
+    let result = device.bfs(45_150).unwrap();
+    assert_eq!(result.depths, reference_bfs(&grid, &[45_150]).depths);
+    // An order the caller asked for is refused with its fix.
+    let err = device
+        .load_with(tight(VertexOrder::ByBreadth))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("by breadth") && err.contains("Fix:"), "{err}");
+}

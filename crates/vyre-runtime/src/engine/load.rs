@@ -7,9 +7,9 @@ use std::time::{Duration, Instant};
 use vyre_driver::backend::{DeviceLayout, PrepareRequest};
 use vyre_driver::collective::{RankBytes, RankPlan};
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
-use vyre_graph::Graph;
 use vyre_graph::memory::MemoryLimit;
 use vyre_graph::relabel::{Relabelling, relabel_by_breadth, relabel_by_degree};
+use vyre_graph::{Graph, GraphError};
 
 use super::{Engine, EngineError, LoadedGraph, plan_memory};
 use crate::plan::chain::MAX_FUSED_LEVELS;
@@ -71,25 +71,39 @@ impl Engine {
     ///
     /// # Errors
     ///
-    /// [`EngineError::Graph`] when a relabelled copy does not fit the host,
+    /// [`EngineError::Graph`] when a relabelled copy that `request.order`
+    /// asks for does not fit the host (one the engine chose is skipped
+    /// instead: the graph loads as given, and the report says why),
     /// [`EngineError::Memory`] when the graph does not fit the device
     /// (nothing is allocated), [`EngineError::Backend`] when the upload
     /// fails.
     pub fn load_with(&mut self, request: LoadRequest) -> Result<LoadReport, EngineError> {
         self.loaded = None;
-        let order = choose_order(&request.graph, request.order);
+        let mut order = choose_order(&request.graph, request.order);
         let relabel_started = Instant::now();
-        let limit = || MemoryLimit::resolve(request.host_memory_limit);
-        let (graph, relabelling) = match order.numbering {
-            Numbering::AsGiven => (request.graph, None),
-            Numbering::ByDegree => {
-                let (graph, map) = relabel_by_degree(&request.graph, limit().as_ref())?;
-                (Arc::new(graph), Some(map))
+        let limit = MemoryLimit::resolve(request.host_memory_limit);
+        let relabelled = match order.numbering {
+            Numbering::AsGiven => Ok(None),
+            Numbering::ByDegree => relabel_by_degree(&request.graph, limit.as_ref()).map(Some),
+            Numbering::ByBreadth => relabel_by_breadth(&request.graph, limit.as_ref()).map(Some),
+        };
+        let (graph, relabelling) = match relabelled {
+            Ok(Some((graph, map))) => (Arc::new(graph), Some(map)),
+            Ok(None) => (request.graph, None),
+            // The engine's own choice is an optimisation: without room for the
+            // copy, the graph loads as given.
+            Err(GraphError::OutOfMemory { needed, .. }) if request.order == VertexOrder::Auto => {
+                order = OrderDecision {
+                    numbering: Numbering::AsGiven,
+                    reason: format!(
+                        "as given: {} would need {needed} host bytes for the renumbered copy, \
+                         more than the limit allows",
+                        order.numbering.name()
+                    ),
+                };
+                (request.graph, None)
             }
-            Numbering::ByBreadth => {
-                let (graph, map) = relabel_by_breadth(&request.graph, limit().as_ref())?;
-                (Arc::new(graph), Some(map))
-            }
+            Err(e) => return Err(e.into()),
         };
         let relabel_time = relabel_started.elapsed();
         let upload_started = Instant::now();
