@@ -60,20 +60,13 @@ pub fn breadth_first_order(graph: &Graph) -> Result<Relabelling, GraphError> {
         if new_of_old[first as usize] != UNREACHED {
             continue;
         }
+        // The numbering is the order in which a walk from the start finds
+        // its component.
         let start = walk.peripheral(first);
-        // The numbering is the walk's own queue.
-        let mut head = old_of_new.len();
-        new_of_old[start as usize] = head as u32;
-        old_of_new.push(start);
-        while head < old_of_new.len() {
-            let u = old_of_new[head];
-            head += 1;
-            for v in neighbours(graph, u) {
-                if new_of_old[v as usize] == UNREACHED {
-                    new_of_old[v as usize] = old_of_new.len() as u32;
-                    old_of_new.push(v);
-                }
-            }
+        walk.walk(start);
+        for &v in &walk.queue {
+            new_of_old[v as usize] = old_of_new.len() as u32;
+            old_of_new.push(v);
         }
     }
     Ok(Relabelling {
@@ -93,7 +86,8 @@ fn neighbours(graph: &Graph, v: u32) -> impl Iterator<Item = u32> + '_ {
     graph.out_edges().neighbors(v).iter().chain(back).copied()
 }
 
-/// Scratch space of the walks that look for a start.
+/// Scratch space of the breadth-first walks: those that look for a start,
+/// then the one whose queue is the numbering.
 struct Walk<'g> {
     graph: &'g Graph,
     queue: Vec<u32>,
