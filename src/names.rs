@@ -112,6 +112,7 @@ mod tests {
         for order in [
             VertexOrder::Auto,
             VertexOrder::ByDegree,
+            VertexOrder::ByBreadth,
             VertexOrder::AsGiven,
         ] {
             assert_eq!(parse_vertex_order(vertex_order_name(order)), Ok(order));

@@ -81,11 +81,11 @@ impl Engine {
         self.loaded = None;
         let mut order = choose_order(&request.graph, request.order);
         let relabel_started = Instant::now();
-        let limit = MemoryLimit::resolve(request.host_memory_limit);
+        let limit = || MemoryLimit::resolve(request.host_memory_limit);
         let relabelled = match order.numbering {
             Numbering::AsGiven => Ok(None),
-            Numbering::ByDegree => relabel_by_degree(&request.graph, limit.as_ref()).map(Some),
-            Numbering::ByBreadth => relabel_by_breadth(&request.graph, limit.as_ref()).map(Some),
+            Numbering::ByDegree => relabel_by_degree(&request.graph, limit().as_ref()).map(Some),
+            Numbering::ByBreadth => relabel_by_breadth(&request.graph, limit().as_ref()).map(Some),
         };
         let (graph, relabelling) = match relabelled {
             Ok(Some((graph, map))) => (Arc::new(graph), Some(map)),
