@@ -277,23 +277,26 @@ __device__ __forceinline__ bool search_over(const AsyncArgs& a, u32& idle_rounds
     return __shfl_sync(VYRE_FULL_MASK, over, 0);
 }
 
-// Queues in use: no more than blocks, so that every queue has takers.
-__device__ __forceinline__ u32 queues() { return SHARDS < gridDim.x ? SHARDS : gridDim.x; }
-// Queue `k`'s counter, and where its slots start: the queue is cut into
-// equal parts, one for each queue in use.
+// Queues in use: no more than blocks, so that every queue has takers (one,
+// known at compile time, when SHARDS is 1).
+__device__ __forceinline__ u32 queues() {
+    return SHARDS == 1u ? 1u : SHARDS < gridDim.x ? SHARDS : gridDim.x;
+}
+// Queue `k`'s counter.
 __device__ __forceinline__ u64* shard_counter(const AsyncArgs& a, u32 k) {
     return a.counter + SHARD_WORDS * k;
 }
-__device__ __forceinline__ u64 shard_slot(const AsyncArgs& a, u32 k, u64 at) {
-    const u64 per = a.capacity / queues();
-    // Past its part: flagged by put_whole's check, whatever the queue.
+// Slot `at` of queue `k`, whose part of the slots holds `per` (the queue cut
+// into equal parts, one for each queue in use); past its part, a slot that
+// put_whole flags, whatever the queue.
+__device__ __forceinline__ u64 shard_slot(const AsyncArgs& a, u64 per, u32 k, u64 at) {
     return at < per ? k * per + at : a.capacity;
 }
 // Pushes `e`, won at `depth`, to its queue with an add of its own.
-__device__ __forceinline__ void push_sharded(const AsyncArgs& a, const uint4& e, u32 depth) {
+__device__ __forceinline__ void push_sharded(const AsyncArgs& a, u64 per, const uint4& e, u32 depth) {
     const u32 k = e.x % queues();
     const u64 at = add_release(shard_counter(a, k), 1ull << 32) >> 32;
-    put_whole(a, shard_slot(a, k, at), e, depth);
+    put_whole(a, shard_slot(a, per, k, at), e, depth);
 }
 
 // Whether a warp has used up its rounds (TOO_MANY_ROUNDS), so that no launch
@@ -432,6 +435,7 @@ EXTERN __global__ void async_lean_bfs(AsyncArgs a) {
     u64 ticket = EMPTY;
     u32 idle_rounds = 0;
     const u32 mine = blockIdx.x % queues();
+    const u64 per = a.capacity / queues();
     u64* counter = shard_counter(a, mine);
 #ifdef PROFILE
     u64 parts[5] = {0, 0, 0, 0, 0}, last = 0;
@@ -450,12 +454,12 @@ EXTERN __global__ void async_lean_bfs(AsyncArgs a) {
             if (busy) continue;
 #endif
             if (ticket == EMPTY) ticket = atomicAdd((u32*)(counter + 16), 1u);
-            if (ticket < a.capacity / queues()) {
+            if (ticket < per) {
                 // Neither word is all ones once written, so a slot with
                 // either still EMPTY (not yet written, or torn) is looked
                 // at again next round.
                 u64 head, row;
-                load_slot(&a.slots[2 * shard_slot(a, mine, ticket)], head, row);
+                load_slot(&a.slots[2 * shard_slot(a, per, mine, ticket)], head, row);
                 if (head != EMPTY && row != EMPTY) {
                     it = Item{(u32)head, (u32)(head >> 32), (u32)(row >> 32), (u32)row};
                     has = queued = true;
@@ -497,7 +501,7 @@ EXTERN __global__ void async_lean_bfs(AsyncArgs a) {
                 if (SHARDS > 1) {
                     // The first won is kept; every other goes to its queue at once.
                     if (kept) {
-                        push_sharded(a, e[j], next);
+                        push_sharded(a, per, e[j], next);
                     } else {
                         kept = true;
                         keep = e[j];
