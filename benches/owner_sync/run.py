@@ -463,7 +463,8 @@ def run_async(name, n, off, tgt, reference, source, f, configs, repeats, joined,
                               cooperative(f, blocks, width, params),
                               (status, depth, parent), reference, off64, tgt64)
         if times:
-            pushed = (int(counter[0]) >> 32) & 0xFFFFFFFF
+            # Every queue's pushes (one counter word each, 32 words apart).
+            pushed = sum((int(w) >> 32) & 0xFFFFFFFF for w in counter[::32].tolist())
             row = timed_row(name, blocks, width, levels, times, pushed=pushed)
             med = row["median_us"]
             rows.append(row)
