@@ -3,8 +3,9 @@
 # against a serial BFS (depths, parents, level count): as it is, and with
 # entries read beside the neighbours' words (SPECULATE), and with its phases
 # timed (PROFILE); then the one-cluster kernel (check_cluster.cpp) as it is,
-# storing at the claim, with joined edges, profiled, and with joined edges
-# copied into the owner's shared memory (BULK); then the barrier-free kernel
+# storing at the claim, with joined edges, profiled, with joined edges
+# copied into the owner's shared memory (BULK), and with ids dealt to the
+# blocks in runs (GRAIN); then the barrier-free kernel
 # (check_async.cpp), as it is, with SHARE_IN_WARP, and its lean form. A few
 # minutes.
 set -euo pipefail
@@ -16,7 +17,7 @@ for variant in "" "-DSPECULATE=4u" "-DPROFILE"; do
         -I"$root/shaders/cuda" -o "$dir/check" "$root/benches/owner_sync/check.cpp"
     "$dir/check"
 done
-for variant in "" "-DSTORE_AT_CLAIM" "-DJOINED" "-DPROFILE" "-DJOINED -DBULK"; do
+for variant in "" "-DSTORE_AT_CLAIM" "-DJOINED" "-DPROFILE" "-DJOINED -DBULK" "-DSTORE_AT_CLAIM -DGRAIN=4u"; do
     echo "== cluster_owner ${variant:-as it is}"
     g++ -O1 -std=c++20 -pthread $variant -I"$root/crates/vyre-cuda/emu" \
         -I"$root/shaders/cuda" -o "$dir/check_cluster" "$root/benches/owner_sync/check_cluster.cpp"

@@ -12,7 +12,12 @@
 
 static bool check(const char* name, const Csr& g, u32 src, u32 blocks, u32 width, EmuDevice& dev) {
     dev.reset();
+#ifdef GRAIN
+    // Bits a block holds: its runs of GRAIN ids, every run whole.
+    const u32 per = ((g.n + GRAIN - 1) / GRAIN + blocks - 1) / blocks * GRAIN;
+#else
     const u32 per = (g.n + blocks - 1) / blocks;
+#endif
     const u32 words = (per + 127) / 128 * 4;
     // Few enough copied entries that larger levels also take the way
     // around a full buffer (BULK).

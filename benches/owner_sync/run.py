@@ -358,17 +358,20 @@ CLUSTER_DYNAMIC_MAX = 227 * 1024 - 33 * 1024
 EDGE_SLOTS_MAX = 4096
 
 
-def run_cluster(name, n, off, tgt, reference, source, f, configs, repeats, joined=None, bulk=False):
+def run_cluster(name, n, off, tgt, reference, source, f, configs, repeats, joined=None, bulk=False, grain=0):
     """cluster_owner.cu: one cluster of `blocks` blocks runs the whole search
     (with `joined`, the JOINED build: each edge's target beside its row; with
     `bulk`, a BULK build, given what shared memory the bitmap leaves for
-    copied entries)."""
+    copied entries; with `grain`, a GRAIN build, whose blocks own runs of
+    that many ids)."""
     levels = reference[1]
     off64, tgt64 = off.to(torch.int64), tgt.to(torch.int64)
     check(cuda.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1), "non-portable")
     rows = []
     for blocks, width in configs:
         per = (n + blocks - 1) // blocks
+        if grain:
+            per = ((n + grain - 1) // grain + blocks - 1) // blocks * grain
         words = (per + 127) // 128 * 4  # copied entries after the bitmap start 16-byte aligned
         if words * 4 > CLUSTER_DYNAMIC_MAX:
             say(f"{name}: {blocks} blocks own {per} vertices each, more than shared memory holds, skipped")
@@ -526,6 +529,14 @@ def main(out_dir, mtx, kernels):
         cluster_builds += [("cluster joined bulk", [b"-DJOINED", b"-DBULK"]),
                            ("cluster joined bulk profile", [b"-DJOINED", b"-DBULK", b"-DPROFILE"]),
                            ("cluster joined bulk relaxed-arrive", [b"-DJOINED", b"-DBULK", b"-DRELAXED_ARRIVE"])]
+    if "cluster" in kernels:
+        # Ids dealt to the blocks in runs, for graphs numbered by breadth.
+        for grain in (32, 256):
+            cluster_builds += [(f"cluster grain-{grain}", [f"-DGRAIN={grain}u".encode()]),
+                               (f"cluster store-at-claim grain-{grain}",
+                                [b"-DSTORE_AT_CLAIM", f"-DGRAIN={grain}u".encode()])]
+    only = os.environ.get("CLUSTER_BUILDS")  # names to run, comma-separated (all if unset)
+    cluster_builds = [b for b in cluster_builds if not only or b[0] in only.split(",")]
     if cluster_builds:
         cluster_src = program("cluster_owner.cu")
         for key, extra in cluster_builds:
@@ -610,9 +621,10 @@ def main(out_dir, mtx, kernels):
                 row["graph"], row["variant"] = name, key
                 rows.append(row)
         for key, f in clustered.items():
+            grain = int(key.split("grain-")[1]) if "grain-" in key else 0
             for row in run_cluster(f"{name} [{key}]", n, off, tgt, reference, 0, f,
                                    CLUSTER_CONFIGS[name.removesuffix(" diagonal")], 5, joined if "joined" in key else None,
-                                   bulk="bulk" in key):
+                                   bulk="bulk" in key, grain=grain):
                 row["graph"], row["variant"] = name, key
                 rows.append(row)
         del off, tgt, reference, joined

@@ -3,7 +3,8 @@
 // claims and frontier hand-offs stay in distributed shared memory and the
 // only wait between levels is the cluster's hardware barrier.
 //
-// Block r of the cluster owns vertices [r * per, (r + 1) * per): their bits
+// Block r of the cluster owns vertices [r * per, (r + 1) * per) (or runs of
+// them dealt round robin, with GRAIN): their bits
 // of the reached-vertex bitmap live in its shared memory, and it expands
 // them. Whoever finds a target claims its bit in the owner's bitmap (a
 // shared-memory atomic, remote unless the target is its own) and, if it won,
@@ -45,6 +46,17 @@ struct uint4 {
 #endif
 #ifndef ROUND
 #define ROUND 4u
+#endif
+// With GRAIN, ids are dealt to the blocks in runs of GRAIN, round robin, not
+// in one range each: a graph numbered by breadth has a level's vertices in
+// one run of ids, which one range would give to one block. `per` is then
+// the bits a block holds (the host rounds it up to whole runs).
+#ifdef GRAIN
+__device__ __forceinline__ u32 owner_of(u32 v, u32) { return (v / GRAIN) % gridDim.x; }
+__device__ __forceinline__ u32 bit_of(u32 v, u32) { return v / (GRAIN * gridDim.x) * GRAIN + v % GRAIN; }
+#else
+__device__ __forceinline__ u32 owner_of(u32 v, u32 per) { return v / per; }
+__device__ __forceinline__ u32 bit_of(u32 v, u32 per) { return v % per; }
 #endif
 #define NONE VYRE_UNREACHED
 
@@ -276,8 +288,6 @@ EXTERN __global__ void __launch_bounds__(1024) cluster_bfs(ClusterArgs a) {
     // Copied entries of list L in copies[(L & 1) * edge_slots ..].
     uint4* copies = (uint4*)(bitmap + a.bitmap_words);
 #endif
-    const u32 base = r * a.per;
-    const u32 end = base + a.per < a.n ? base + a.per : a.n;
     for (u32 i = t; i < a.bitmap_words; i += width) bitmap[i] = 0;
     if (t < 3) lists.count[t] = lists.tally[t] = 0;
 #ifdef BULK
@@ -292,8 +302,8 @@ EXTERN __global__ void __launch_bounds__(1024) cluster_bfs(ClusterArgs a) {
     if (t == 0) {
         lists.stop = lists.stop_after = NONE;
         lists.status = a.per > a.bitmap_words * 32 ? RANGE_TOO_WIDE : 0;
-        if (a.source >= base && a.source < end) {
-            const u32 s = a.source - base;
+        if (owner_of(a.source, a.per) == r) {
+            const u32 s = bit_of(a.source, a.per);
             bitmap[s >> 5] = 1u << (s & 31);
             const u32 start = a.offsets[a.source];
             lists.entry[0][0] = Entry{a.source, start, a.offsets[a.source + 1] - start, a.source};
@@ -393,8 +403,8 @@ EXTERN __global__ void __launch_bounds__(1024) cluster_bfs(ClusterArgs a) {
                     r0[j] = a.offsets[v[j]];
                     r1[j] = a.offsets[v[j] + 1];
 #endif
-                    owner[j] = v[j] / a.per;
-                    const u32 b = v[j] - owner[j] * a.per;
+                    owner[j] = owner_of(v[j], a.per);
+                    const u32 b = bit_of(v[j], a.per);
                     bit[j] = 1u << (b & 31);
                     if (owner[j] == r)
                         old[j] = atomicOr(&bitmap[b >> 5], bit[j]);
