@@ -10,8 +10,9 @@
 // levels:
 // - a block's next frontier is a list in shared memory (vertex, and its row
 //   word start << 5 | out-degree, loaded beside the claim), appended to with
-//   one shared atomic per warp; the discoverer prefetches the vertex's
-//   targets into its SM's L1, where the next level loads them;
+//   one shared atomic per warp and round of claims; the discoverer
+//   prefetches the vertex's targets into its SM's L1, where the next level
+//   loads them;
 // - a thread expands one vertex, VYRE_LOCAL_ROUND edges at a time with their
 //   loads and claims in flight together;
 // - the barrier is a slot per block of two words, the vertices it found and
@@ -20,8 +21,8 @@
 //   totals with it. Within a level only depth claims cross blocks, and they
 //   are atomics, so arriving needs no fence. A level's edges examined are
 //   the out-edges of its frontier: the totals of the level before (for the
-//   launch's first, cur_edges). On wide launches the warps that wait
-//   prefetch the next level's rows and depths meanwhile;
+//   launch's first, cur_edges). The warps that wait prefetch the next
+//   level's rows and depths meanwhile;
 // - what a block finds beyond its list's capacity spills to the queue (its
 //   row word to the work array, as FusedRows) and is shared out evenly over
 //   all blocks in the next level, so a block whose frontier outgrows its
@@ -40,10 +41,6 @@
 // Edges of one vertex claimed together.
 #ifndef VYRE_LOCAL_ROUND
 #define VYRE_LOCAL_ROUND 4u
-#endif
-// Blocks from which the waiting warps prefetch the next level's rows.
-#ifndef VYRE_LOCAL_PREFETCH_BLOCKS
-#define VYRE_LOCAL_PREFETCH_BLOCKS 32u
 #endif
 // Slots each lane of a polling warp reads: all of them at once.
 #define VYRE_LOCAL_POLL ((VYRE_LOCAL_MAX_BLOCKS + 31) / 32)
@@ -140,29 +137,59 @@ struct LocalAppend {
     u32 spilled_before;
 };
 
-// Append `v` (row `word`) where `found`: to the list while it has room
-// (prefetching v's targets into this SM's L1, where this block loads them
-// next level), else to the queue and the work array's row words. All 32
-// lanes call it together.
-__device__ __forceinline__ void local_append(const VyreArgs& a, const LocalAppend& to, bool found,
-                                             u32 v, u64 word) {
-    const u32 mask = __ballot_sync(VYRE_FULL_MASK, found);
-    if (mask == 0) return;
-    const u32 at = warp_slot(mask, to.cursor);
-    const bool kept = found && at < VYRE_LOCAL_LIST;
-    if (kept) {
-        to.vertex[at] = v;
-        to.word[at] = word;
-        if ((word & 31) != 0) prefetch_l1(a.out_targets + (word >> 5));
+// Append the targets this warp's lanes claimed in one round of
+// local_expand (`v[j]`, row `row[j]`, where `claimed[j]`): to the list while
+// it has room (prefetching each one's targets into this SM's L1, where this
+// block loads them next level), else to the queue and the work array's row
+// words. One shared atomic for the warp's whole round, positions by j, then
+// by lane. All 32 lanes call it together.
+__device__ __forceinline__ void local_append(const VyreArgs& a, const LocalAppend& to,
+                                             const bool (&claimed)[VYRE_LOCAL_ROUND],
+                                             const u32 (&v)[VYRE_LOCAL_ROUND],
+                                             const u64 (&row)[VYRE_LOCAL_ROUND]) {
+    u32 mask[VYRE_LOCAL_ROUND];
+    u32 total = 0;
+#pragma unroll
+    for (u32 j = 0; j < VYRE_LOCAL_ROUND; ++j) {
+        mask[j] = __ballot_sync(VYRE_FULL_MASK, claimed[j]);
+        total += __popc(mask[j]);
     }
-    const u32 spill = __ballot_sync(VYRE_FULL_MASK, found && !kept);
-    if (spill == 0) return;
+    if (total == 0) return;
+    u32 base = 0;
+    if (lane_id() == 0) base = atomicAdd(to.cursor, total);
+    base = __shfl_sync(VYRE_FULL_MASK, base, 0);
+    const u32 below = lanes_below();
+    u32 at[VYRE_LOCAL_ROUND];
+#pragma unroll
+    for (u32 j = 0, next = base; j < VYRE_LOCAL_ROUND; next += __popc(mask[j]), ++j) {
+        at[j] = next + __popc(mask[j] & below);
+        if (claimed[j] && at[j] < VYRE_LOCAL_LIST) {
+            to.vertex[at[j]] = v[j];
+            to.word[at[j]] = row[j];
+            if ((row[j] & 31) != 0) prefetch_l1(a.out_targets + (row[j] >> 5));
+        }
+    }
+    // Positions past the list's end spill, in the same order.
+    if (base + total <= VYRE_LOCAL_LIST) return;
+    u32 spill[VYRE_LOCAL_ROUND];
+    u32 spilled = 0;
+#pragma unroll
+    for (u32 j = 0; j < VYRE_LOCAL_ROUND; ++j) {
+        spill[j] = __ballot_sync(VYRE_FULL_MASK, claimed[j] && at[j] >= VYRE_LOCAL_LIST);
+        spilled += __popc(spill[j]);
+    }
     const u32 list = (to.run + 1) & 1;
-    const u32 pos = warp_slot(spill, &a.control->next_len[list]) - to.spilled_before;
-    if (found && !kept) {
-        local_queue(a, to.run + 1)[pos] = v;
-        const FusedRows rows = {(u64*)a.work, a.vertex_count};
-        *rows.slot(list, pos) = word;
+    u32 pos = 0;
+    if (lane_id() == 0) pos = atomicAdd(&a.control->next_len[list], spilled);
+    pos = __shfl_sync(VYRE_FULL_MASK, pos, 0) - to.spilled_before;
+    const FusedRows rows = {(u64*)a.work, a.vertex_count};
+#pragma unroll
+    for (u32 j = 0; j < VYRE_LOCAL_ROUND; pos += __popc(spill[j]), ++j) {
+        if (claimed[j] && at[j] >= VYRE_LOCAL_LIST) {
+            const u32 q = pos + __popc(spill[j] & below);
+            local_queue(a, to.run + 1)[q] = v[j];
+            *rows.slot(list, q) = row[j];
+        }
     }
 }
 
@@ -198,15 +225,14 @@ __device__ void local_expand(const VyreArgs& a, const LocalAppend& to, bool vali
             if (v[j] != VYRE_UNREACHED) old[j] = atomicCAS(&a.depth[v[j]], VYRE_UNREACHED, next_depth);
         }
 #pragma unroll
-        for (u32 j = 0; j < VYRE_LOCAL_ROUND; ++j) claimed[j] = old[j] == VYRE_UNREACHED;
-#pragma unroll
         for (u32 j = 0; j < VYRE_LOCAL_ROUND; ++j) {
+            claimed[j] = old[j] == VYRE_UNREACHED;
             if (claimed[j]) {
                 a.parent[v[j]] = u;
                 out_edges += row[j] & 31;
             }
-            local_append(a, to, claimed[j], v[j], row[j]);
         }
+        local_append(a, to, claimed, v, row);
     }
 }
 
@@ -252,9 +278,13 @@ __device__ void fused_local(const VyreArgs& a) {
         const LocalAppend to = {list_vertex[next], list_word[next], &found[next], run,
                                 next == 0 ? spilled_before_0 : spilled_before_1};
         u64 out_edges = 0;
-        // This block's list first, then its share of the pooled vertices.
-        const u32 pool_from = (u32)share_start(pooled, blocks, blockIdx.x);
-        const u32 mine = kept + (u32)share_start(pooled, blocks, blockIdx.x + 1) - pool_from;
+        // This block's list first, then its share of the pooled vertices
+        // (most levels pool none, and skip share_start's 64-bit division).
+        u32 pool_from = 0, mine = kept;
+        if (pooled != 0) {
+            pool_from = (u32)share_start(pooled, blocks, blockIdx.x);
+            mine += (u32)share_start(pooled, blocks, blockIdx.x + 1) - pool_from;
+        }
         for (u32 base = 0; base < mine; base += width) {
             const u32 i = base + t;
             u32 u = 0;
@@ -288,18 +318,15 @@ __device__ void fused_local(const VyreArgs& a) {
             }
         } else if (warp_in_block() != 0) {
             // While warp 0 waits at the barrier, the others bring the rows
-            // and depths of the next level's targets towards this SM. Only
-            // where the wait is long enough to pay for it: measured on an
-            // H200, it took 9% off a level over about 90 blocks and added
-            // 4% over a few.
-            if (blocks >= VYRE_LOCAL_PREFETCH_BLOCKS) {
-                for (u32 i = t - 32; i < mine_kept; i += width - 32) {
-                    const u64 w = list_word[next][i];
-                    for (u32 e = 0; e < (u32)(w & 31); ++e) {
-                        const u32 v = a.out_targets[(w >> 5) + e];
-                        prefetch_l1(a.out_offsets + v);
-                        prefetch_l2(a.depth + v);
-                    }
+            // and depths of the next level's targets towards this SM (on a
+            // graph numbered by breadth it paid over 4 blocks as over 90:
+            // docs/BENCHMARKS.md).
+            for (u32 i = t - 32; i < mine_kept; i += width - 32) {
+                const u64 w = list_word[next][i];
+                for (u32 e = 0; e < (u32)(w & 31); ++e) {
+                    const u32 v = a.out_targets[(w >> 5) + e];
+                    prefetch_l1(a.out_offsets + v);
+                    prefetch_l2(a.depth + v);
                 }
             }
         } else {

@@ -10,10 +10,9 @@ mkdir -p "$build"
 "$here/kernels_inc.sh" "$build/kernels.inc"
 compile() {
     # A block of a light fused launch keeps 8 frontier entries on chip, not
-    # 512, so that small frontiers spill to global memory as well, and its
-    # waiting warps prefetch from 2 blocks on, not 32, so that they run too.
+    # 512, so that small frontiers spill to global memory as well.
     g++ -std=c++20 -O2 -g -pthread -Wall -Wno-unused-parameter -Wno-unused-variable \
-        -Wno-unknown-pragmas -DVYRE_LOCAL_LIST=8u -DVYRE_LOCAL_PREFETCH_BLOCKS=2u \
+        -Wno-unknown-pragmas -DVYRE_LOCAL_LIST=8u \
         -I"$build" -I"$here" "$@" "$here/harness.cpp"
 }
 mode="${1:-}"
