@@ -35,21 +35,10 @@ pub fn parse_topology(name: &str) -> Result<Topology, String> {
         })
 }
 
-/// Every vertex order with its command-line name.
-const VERTEX_ORDERS: [(VertexOrder, &str); 4] = [
-    (VertexOrder::Auto, "auto"),
-    (VertexOrder::ByDegree, "by-degree"),
-    (VertexOrder::ByBreadth, "by-breadth"),
-    (VertexOrder::AsGiven, "as-given"),
-];
-
 /// The name of `order` used on command lines and in reports.
 #[must_use]
 pub fn vertex_order_name(order: VertexOrder) -> &'static str {
-    VERTEX_ORDERS
-        .iter()
-        .find(|(o, _)| *o == order)
-        .map_or("auto", |&(_, name)| name)
+    order.name()
 }
 
 /// Parse a vertex order's name (`auto`, `by-degree`, `by-breadth`,
@@ -59,13 +48,17 @@ pub fn vertex_order_name(order: VertexOrder) -> &'static str {
 ///
 /// A message listing the valid names when `name` is none of them.
 pub fn parse_vertex_order(name: &str) -> Result<VertexOrder, String> {
-    VERTEX_ORDERS
-        .iter()
-        .find(|&&(_, n)| n == name)
-        .map(|&(order, _)| order)
+    VertexOrder::ALL
+        .into_iter()
+        .find(|order| order.name() == name)
         .ok_or_else(|| {
+            let names: Vec<_> = VertexOrder::ALL
+                .into_iter()
+                .map(VertexOrder::name)
+                .collect();
             format!(
-                "unknown vertex order '{name}'. Fix: use auto, by-degree, by-breadth or as-given."
+                "unknown vertex order '{name}'. Fix: use one of {}.",
+                names.join(", ")
             )
         })
 }
@@ -109,12 +102,7 @@ mod tests {
 
     #[test]
     fn every_vertex_order_round_trips_by_its_name() {
-        for order in [
-            VertexOrder::Auto,
-            VertexOrder::ByDegree,
-            VertexOrder::ByBreadth,
-            VertexOrder::AsGiven,
-        ] {
+        for order in VertexOrder::ALL {
             assert_eq!(parse_vertex_order(vertex_order_name(order)), Ok(order));
         }
         assert_eq!(vertex_order_name(VertexOrder::AsGiven), "as-given");

@@ -52,8 +52,9 @@ pub struct Args {
     pub chain: ChainMode,
     /// Vertex numbering on the device: auto (by degree on large skewed
     /// graphs, by breadth on large sparse ones), by-degree, by-breadth
-    /// (level by level from a peripheral vertex), or as-given. Sources and results use the graph's
-    /// own ids either way; the renumbering is timed apart from searches.
+    /// (level by level from a peripheral vertex), or as-given. Sources and
+    /// results use the graph's own ids either way; the renumbering is timed
+    /// apart from searches.
     #[arg(long, default_value = "auto", value_parser = parse_vertex_order)]
     pub order: VertexOrder,
     /// Print the per-wave table: topology, frontier, edges, times and the

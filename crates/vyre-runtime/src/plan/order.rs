@@ -66,15 +66,38 @@ pub struct OrderDecision {
     pub reason: String,
 }
 
-impl Numbering {
-    /// Its name in reports, the same as the [`VertexOrder`] that asks for it.
+impl VertexOrder {
+    /// Every order, in the order command lines list them.
+    pub const ALL: [Self; 4] = [Self::Auto, Self::ByDegree, Self::ByBreadth, Self::AsGiven];
+
+    /// Its name on command lines and in reports.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
+            Self::Auto => "auto",
             Self::AsGiven => "as-given",
             Self::ByDegree => "by-degree",
             Self::ByBreadth => "by-breadth",
         }
+    }
+}
+
+impl From<Numbering> for VertexOrder {
+    /// The order that asks for `numbering` whatever the graph.
+    fn from(numbering: Numbering) -> Self {
+        match numbering {
+            Numbering::AsGiven => Self::AsGiven,
+            Numbering::ByDegree => Self::ByDegree,
+            Numbering::ByBreadth => Self::ByBreadth,
+        }
+    }
+}
+
+impl Numbering {
+    /// Its name in reports: that of the [`VertexOrder`] that asks for it.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        VertexOrder::from(self).name()
     }
 }
 
@@ -141,7 +164,6 @@ mod tests {
         assert_eq!(auto.numbering, Numbering::ByDegree, "{}", auto.reason);
         let given = choose_order(&kron, VertexOrder::AsGiven);
         assert_eq!(given.numbering, Numbering::AsGiven);
-        assert_eq!(given.numbering, Numbering::AsGiven);
 
         let grid = grid_2d(300, 300).unwrap();
         let auto = choose_order(&grid, VertexOrder::Auto);
@@ -164,7 +186,17 @@ mod tests {
         assert_eq!(by_degree.numbering, Numbering::ByDegree);
         let by_breadth = choose_order(&grid, VertexOrder::ByBreadth);
         assert_eq!(by_breadth.numbering, Numbering::ByBreadth);
-        assert_ne!(by_breadth.numbering, Numbering::AsGiven);
+
+        // The order named after a numbering asks for it.
+        for numbering in [
+            Numbering::AsGiven,
+            Numbering::ByDegree,
+            Numbering::ByBreadth,
+        ] {
+            let order = VertexOrder::from(numbering);
+            assert_eq!(choose_order(&grid, order).numbering, numbering);
+            assert_eq!(numbering.name(), order.name());
+        }
 
         // Skewed but small.
         let small = star(1000).unwrap();
