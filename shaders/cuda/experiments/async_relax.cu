@@ -113,8 +113,8 @@ __device__ __forceinline__ void load_slot(const u64* p, u64& head, u64& row) {
 #endif
 // async_lean_bfs only: queues (and counters) the lanes share, at most one a
 // block. Block b takes items from queue b % queues, and a target won goes to
-// queue target % queues, so that no one counter takes every hop's add. With one, a lane's
-// pushes and its chain's end share one add, as in async_bfs.
+// queue target % queues, so that no one counter takes every hop's add. With
+// one, a lane's pushes and its chain's end share one add, as in async_bfs.
 #ifndef SHARDS
 #define SHARDS 1u
 #endif
@@ -498,14 +498,10 @@ EXTERN __global__ void async_lean_bfs(AsyncArgs a) {
 #pragma unroll
             for (u32 j = 0; j < 4; ++j) {
                 if (first + j >= it.degree || (u32)(old[j] >> 32) <= next) continue;
-                if (SHARDS > 1) {
-                    // The first won is kept; every other goes to its queue at once.
-                    if (kept) {
-                        push_sharded(a, per, e[j], next);
-                    } else {
-                        kept = true;
-                        keep = e[j];
-                    }
+                // With several queues, every target won after the kept one
+                // goes to its own queue at once.
+                if (SHARDS > 1 && kept) {
+                    push_sharded(a, per, e[j], next);
                 } else if (file_won(e[j], kept, keep, extra, buffered)) {
                     const u64 at = add_release(counter, 1ull << 32);
                     put_whole(a, at >> 32, e[j], next);
