@@ -457,11 +457,13 @@ __device__ void fused_levels(const VyreArgs& a) {
 
 // fused_local.cu: a light graph's levels over at most this many blocks,
 // each keeping the frontier it finds (their barrier slots fit in the work
-// array past FusedRows' words for any graph: see local_slots).
+// array past FusedRows' words for any graph: see local_slots), where the
+// counts a block puts in its slot fit (local_counts_fit).
 #ifndef VYRE_LOCAL_MAX_BLOCKS
 #define VYRE_LOCAL_MAX_BLOCKS 128u
 #endif
 __device__ void fused_local(const VyreArgs& a);
+__device__ bool local_counts_fit(const VyreArgs& a);
 
 // max_levels 0 runs nothing (the backend's warm-up launch at start-up).
 // Dynamic shared memory: 20 * blockDim + 8 bytes (the items of a pass).
@@ -470,7 +472,7 @@ extern "C" __global__ void __launch_bounds__(VYRE_FUSED_MAX_BLOCK, 4) vyre_fused
     fused_started(a);
     if (a.max_out_degree >= VYRE_LIGHT_DEGREE) {
         fused_levels<true>(a);
-    } else if (gridDim.x <= VYRE_LOCAL_MAX_BLOCKS) {
+    } else if (gridDim.x <= VYRE_LOCAL_MAX_BLOCKS && local_counts_fit(a)) {
         fused_local(a);
     } else {
         fused_levels<false>(a);

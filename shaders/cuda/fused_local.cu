@@ -15,11 +15,14 @@
 //   loads them;
 // - a thread expands one vertex, VYRE_LOCAL_ROUND edges at a time with their
 //   loads and claims in flight together;
-// - the barrier is a slot per block of two words, the vertices it found and
-//   their out-edges, each tagged with the level. Every block reads every
-//   slot, so the poll that sees the last block arrive brings the level's
-//   totals with it. Within a level only depth claims cross blocks, and they
-//   are atomics, so arriving needs no fence. A level's edges examined are
+// - the barrier is a slot per block of one word: the vertices it found and
+//   their out-edges, tagged with the level. Every block reads every slot, so
+//   the poll that sees the last block arrive brings the level's totals with
+//   it. A word a block keeps what each poll reads small: the barrier's cost
+//   grows with the blocks polling and what they read (BENCHMARKS.md); a
+//   launch whose counts might not fit the word runs fused_levels instead
+//   (local_counts_fit). Within a level only depth claims cross blocks, and
+//   they are atomics, so arriving needs no fence. A level's edges examined are
 //   the out-edges of its frontier: the totals of the level before (for the
 //   launch's first, cur_edges). The warps that wait prefetch the next
 //   level's rows and depths meanwhile;
@@ -44,19 +47,44 @@
 #endif
 // Slots each lane of a polling warp reads: all of them at once.
 #define VYRE_LOCAL_POLL ((VYRE_LOCAL_MAX_BLOCKS + 31) / 32)
-// A slot word: the level's tag in the top 16 bits, a count in the rest.
-#define VYRE_SLOT_COUNT_MASK ((1ull << 48) - 1)
+// A slot word: the level's tag in the top 8 bits, then the vertices the
+// block found (fewer than VYRE_LOCAL_MAX_FOUND, 24 bits) and their
+// out-edges (32 bits: each found vertex has fewer than VYRE_LIGHT_DEGREE,
+// 32, so they number fewer than 2^29).
+#define VYRE_SLOT_TAG_MASK (0xffull << 56)
+#define VYRE_LOCAL_MAX_FOUND (1ull << 24)
 
-// The slots of levels of parity `p`: two words per block, past FusedRows'
-// n words of the work array, which holds 2n + ceil(m / 512) + 1024 u32
-// words, so 2 * 2 * VYRE_LOCAL_MAX_BLOCKS u64 words always fit.
+// Whether every count a launch's blocks put in their slots fits: a block
+// finds fewer than VYRE_LOCAL_MAX_FOUND vertices in a level if the graph has
+// fewer, or if every frontier the launch expands has fewer out-edges (a
+// vertex is found through an edge the block examines): its first, and the
+// later ones, which its band bounds.
+__device__ bool local_counts_fit(const VyreArgs& a) {
+    return a.vertex_count < VYRE_LOCAL_MAX_FOUND ||
+           (a.band_max_frontier_edges < VYRE_LOCAL_MAX_FOUND &&
+            load_volatile(&a.control->cur_edges) < VYRE_LOCAL_MAX_FOUND);
+}
+
+// The slots of levels of parity `p`: a word per block, past FusedRows' n
+// words of the work array, which holds 2n + ceil(m / 512) + 1024 u32 words,
+// so 2 * VYRE_LOCAL_MAX_BLOCKS u64 words always fit.
 __device__ __forceinline__ u64* local_slots(const VyreArgs& a, u32 p) {
-    return (u64*)a.work + a.vertex_count + (u64)p * 2 * gridDim.x;
+    return (u64*)a.work + a.vertex_count + (u64)p * gridDim.x;
 }
 
 // The tag of the launch's level `run`: never 0, and different for the two
 // levels that share a parity's slots at any time.
-__device__ __forceinline__ u64 local_tag(u32 run) { return ((u64)(run % 0xffffu) + 1) << 48; }
+__device__ __forceinline__ u64 local_tag(u32 run) { return ((u64)(run % 0xffu) + 1) << 56; }
+
+// A slot word of a block that found `found` vertices with `out_edges`
+// out-edges, for the level tagged `tag`.
+__device__ __forceinline__ u64 local_slot_word(u64 tag, u32 found, u32 out_edges) {
+    return tag | (u64)found << 32 | out_edges;
+}
+
+// A block's out-edge counts within a level: fewer than 2^29 (see the slot
+// word) where local_counts_fit.
+typedef u32 LocalEdges;
 
 // What every block knows of a level once it passed the barrier.
 struct LocalTotals {
@@ -67,7 +95,7 @@ struct LocalTotals {
 };
 
 // What a block keeps in its list of the `found` vertices it discovered.
-__device__ __forceinline__ u64 local_kept(u64 found) {
+__device__ __forceinline__ u32 local_kept(u32 found) {
     return found < VYRE_LOCAL_LIST ? found : VYRE_LOCAL_LIST;
 }
 
@@ -80,30 +108,29 @@ __device__ bool local_arrivals(const VyreArgs& a, const u64* slots, u64 tag, Loc
     const u32 lane = lane_id();
     u32 polls = 0;
     for (;;) {
-        u64 w[2 * VYRE_LOCAL_POLL];
+        u64 w[VYRE_LOCAL_POLL];
 #pragma unroll
         for (u32 k = 0; k < VYRE_LOCAL_POLL; ++k) {
             const u32 b = lane + 32 * k;
-            w[2 * k] = w[2 * k + 1] = tag;
-            if (b < gridDim.x) {
-                w[2 * k] = load_relaxed_u64(slots + 2 * b);
-                w[2 * k + 1] = load_relaxed_u64(slots + 2 * b + 1);
-            }
+            w[k] = b < gridDim.x ? load_relaxed_u64(slots + b) : tag;
         }
         bool arrived = true;
 #pragma unroll
-        for (u32 k = 0; k < 2 * VYRE_LOCAL_POLL; ++k)
-            arrived = arrived && (w[k] & ~VYRE_SLOT_COUNT_MASK) == tag;
+        for (u32 k = 0; k < VYRE_LOCAL_POLL; ++k)
+            arrived = arrived && (w[k] & VYRE_SLOT_TAG_MASK) == tag;
         if (__ballot_sync(VYRE_FULL_MASK, arrived) == VYRE_FULL_MASK) {
-            u64 found = 0, out_edges = 0, spilled = 0, before = 0;
+            // A level finds each vertex once: fewer than 2^32 in all.
+            u32 found = 0, spilled = 0, before = 0;
+            u64 out_edges = 0;
 #pragma unroll
             for (u32 k = 0; k < VYRE_LOCAL_POLL; ++k) {
-                const u64 f = w[2 * k] & VYRE_SLOT_COUNT_MASK;
-                const u64 kept = local_kept(f);
+                const u32 b = lane + 32 * k;
+                const u32 f = b < gridDim.x ? (u32)(w[k] >> 32) & 0xffffffu : 0u;
+                const u32 kept = local_kept(f);
                 found += f;
-                out_edges += w[2 * k + 1] & VYRE_SLOT_COUNT_MASK;
+                out_edges += b < gridDim.x ? (u32)w[k] : 0u;
                 spilled += f - kept;
-                if (lane + 32 * k < blockIdx.x) before += kept;
+                if (b < blockIdx.x) before += kept;
             }
             for (u32 o = 16; o > 0; o >>= 1) {
                 found += __shfl_xor_sync(VYRE_FULL_MASK, found, o);
@@ -200,7 +227,7 @@ __device__ __forceinline__ void local_append(const VyreArgs& a, const LocalAppen
 // round before it waits for one; predicating each edge's loads and claim
 // on its degree instead measured 30% slower on grids.)
 __device__ void local_expand(const VyreArgs& a, const LocalAppend& to, bool valid, u32 u, u64 word,
-                             u32 next_depth, u64& out_edges) {
+                             u32 next_depth, LocalEdges& out_edges) {
     const u64 start = word >> 5;
     const u32 degree = valid ? (u32)(word & 31) : 0;
     for (u32 e0 = 0; __ballot_sync(VYRE_FULL_MASK, e0 < degree) != 0; e0 += VYRE_LOCAL_ROUND) {
@@ -242,7 +269,7 @@ __device__ void fused_local(const VyreArgs& a) {
     // Per list: this block's appends to it (its cursor) and their
     // out-edges, in the level that fills it.
     __shared__ u32 found[2];
-    __shared__ u64 found_edges[2];
+    __shared__ LocalEdges found_edges[2];
     __shared__ LocalTotals level_totals;
     __shared__ u32 aborted;
     const u32 width = blockDim.x;
@@ -266,7 +293,7 @@ __device__ void fused_local(const VyreArgs& a) {
     if (blocks > 1) {
         // The slots hold whatever the work array held: each block clears its
         // own before any block polls.
-        if (t < 4) local_slots(a, t >> 1)[2 * blockIdx.x + (t & 1)] = 0;
+        if (t < 2) local_slots(a, t)[blockIdx.x] = 0;
         if (!grid_barrier(a)) return;
     } else {
         __syncthreads();
@@ -277,7 +304,7 @@ __device__ void fused_local(const VyreArgs& a) {
         const u32 level = a.level + run;
         const LocalAppend to = {list_vertex[next], list_word[next], &found[next], run,
                                 next == 0 ? spilled_before_0 : spilled_before_1};
-        u64 out_edges = 0;
+        LocalEdges out_edges = 0;
         // This block's list first, then its share of the pooled vertices
         // (most levels pool none, and skip share_start's 64-bit division).
         u32 pool_from = 0, mine = kept;
@@ -310,7 +337,7 @@ __device__ void fused_local(const VyreArgs& a) {
         // Every append and count of this block's level is in.
         __syncthreads();
         const u32 mine_found = found[next];
-        const u32 mine_kept = (u32)local_kept(mine_found);
+        const u32 mine_kept = local_kept(mine_found);
         if (blocks == 1) {
             if (t == 0) {
                 level_totals = {mine_found, found_edges[next], mine_found - mine_kept, 0};
@@ -335,9 +362,8 @@ __device__ void fused_local(const VyreArgs& a) {
             if (t == 0) {
                 // Spilled vertices are read by other blocks.
                 if (mine_found > VYRE_LOCAL_LIST) __threadfence();
-                store_relaxed_u64(slots + 2 * blockIdx.x, tag | mine_found);
-                store_relaxed_u64(slots + 2 * blockIdx.x + 1,
-                                  tag | (found_edges[next] & VYRE_SLOT_COUNT_MASK));
+                store_relaxed_u64(slots + blockIdx.x,
+                                  local_slot_word(tag, mine_found, found_edges[next]));
             }
             LocalTotals seen;
             const bool arrived = local_arrivals(a, slots, tag, seen);

@@ -55,8 +55,14 @@ impl GpuArch {
 /// for the deadline tests, never for real work.
 pub const STUCK_BARRIER_ENV: &str = "VYRE_CUDA_TEST_STUCK_BARRIER";
 
+/// Extra NVRTC options for the kernels, separated by whitespace: for
+/// measuring a kernel's build-time settings without rebuilding the crate
+/// (`-DVYRE_LOCAL_ROUND=2u`, `-maxrregcount=64`). Unset for real work.
+pub const NVRTC_OPTIONS_ENV: &str = "VYRE_CUDA_NVRTC_OPTIONS";
+
 /// The NVRTC options the kernels are compiled with for `arch` (with
-/// `-DVYRE_TEST_STUCK_BARRIER` when [`STUCK_BARRIER_ENV`] is `1`).
+/// `-DVYRE_TEST_STUCK_BARRIER` when [`STUCK_BARRIER_ENV`] is `1`, then
+/// whatever [`NVRTC_OPTIONS_ENV`] holds).
 #[must_use]
 pub fn compile_options(arch: &GpuArch) -> Vec<String> {
     let mut options = vec![
@@ -66,6 +72,9 @@ pub fn compile_options(arch: &GpuArch) -> Vec<String> {
     ];
     if std::env::var(STUCK_BARRIER_ENV).is_ok_and(|v| v == "1") {
         options.push("-DVYRE_TEST_STUCK_BARRIER".to_owned());
+    }
+    if let Ok(extra) = std::env::var(NVRTC_OPTIONS_ENV) {
+        options.extend(extra.split_whitespace().map(str::to_owned));
     }
     options
 }

@@ -63,7 +63,9 @@ mod wait;
 mod wave;
 
 pub use backend::CudaBackend;
-pub use compile::{GpuArch, STUCK_BARRIER_ENV, compile_options, compile_ptx, nvrtc_present};
+pub use compile::{
+    GpuArch, NVRTC_OPTIONS_ENV, STUCK_BARRIER_ENV, compile_options, compile_ptx, nvrtc_present,
+};
 pub use device::{CudaOpenRequest, driver_present, memory_margin};
 pub use nccl::{NCCL_DIR_ENV, NcclRank, nccl_present, open_nccl_group};
 pub use ptx_cache::{PtxCachePolicy, PtxOrigin};
