@@ -286,6 +286,8 @@ __device__ void fused_local(const VyreArgs& a) {
     u32 spilled_before_0 = 0, spilled_before_1 = 0;
     u32 run = 0;
     LocalTotals total = {0, 0, 0, 0};
+    LocalTiming timing;
+    local_timing_begin(timing);
     if (t < 2) {
         found[t] = 0;
         found_edges[t] = 0;
@@ -299,6 +301,7 @@ __device__ void fused_local(const VyreArgs& a) {
         __syncthreads();
     }
     for (;;) {
+        LOCAL_TIMING_TOP(timing);
         const u32 cur = run & 1;
         const u32 next = cur ^ 1;
         const u32 level = a.level + run;
@@ -312,6 +315,7 @@ __device__ void fused_local(const VyreArgs& a) {
             pool_from = (u32)share_start(pooled, blocks, blockIdx.x);
             mine += (u32)share_start(pooled, blocks, blockIdx.x + 1) - pool_from;
         }
+        LOCAL_TIMING_MINE(timing, mine);
         for (u32 base = 0; base < mine; base += width) {
             const u32 i = base + t;
             u32 u = 0;
@@ -336,6 +340,7 @@ __device__ void fused_local(const VyreArgs& a) {
         if (lane_id() == 0 && out_edges != 0) atomicAdd(&found_edges[next], out_edges);
         // Every append and count of this block's level is in.
         __syncthreads();
+        LOCAL_TIMING_EXPANDED(timing);
         const u32 mine_found = found[next];
         const u32 mine_kept = local_kept(mine_found);
         if (blocks == 1) {
@@ -367,6 +372,7 @@ __device__ void fused_local(const VyreArgs& a) {
             }
             LocalTotals seen;
             const bool arrived = local_arrivals(a, slots, tag, seen);
+            LOCAL_TIMING_ARRIVED(timing);
             if (arrived && seen.spilled != 0) fence_acquire();
             if (t == 0) {
                 level_totals = seen;
@@ -380,6 +386,7 @@ __device__ void fused_local(const VyreArgs& a) {
             found_edges[cur] = 0;
         }
         __syncthreads();
+        LOCAL_TIMING_LEVEL_END(timing, run);
         // An aborted launch leaves at once: the host reads nothing of it.
         if (aborted) return;
         total = level_totals;
@@ -403,5 +410,6 @@ __device__ void fused_local(const VyreArgs& a) {
     for (u32 i = t; i < kept; i += width) queue[at + i] = list_vertex[run & 1][i];
     // Block 0's last record and every block's list precede fused_exit.
     __syncthreads();
+    local_timing_report(a, run);
     fused_exit(a, run, (u32)total.found, total.out_edges);
 }

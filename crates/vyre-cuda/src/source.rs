@@ -5,7 +5,7 @@ use crate::args::layout_asserts;
 /// The kernel files of `shaders/cuda`, in the order they are joined into one
 /// NVRTC program (later files use what earlier ones define; nothing is
 /// `#include`d, so no include paths are needed).
-const PARTS: [(&str, &str); 9] = [
+const PARTS: [(&str, &str); 10] = [
     (
         "common.cuh",
         include_str!("../../../shaders/cuda/common.cuh"),
@@ -20,6 +20,10 @@ const PARTS: [(&str, &str); 9] = [
         include_str!("../../../shaders/cuda/bottom_up.cu"),
     ),
     ("fused.cu", include_str!("../../../shaders/cuda/fused.cu")),
+    (
+        "fused_local_timing.cuh",
+        include_str!("../../../shaders/cuda/fused_local_timing.cuh"),
+    ),
     (
         "fused_local.cu",
         include_str!("../../../shaders/cuda/fused_local.cu"),

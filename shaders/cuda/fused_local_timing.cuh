@@ -1,0 +1,136 @@
+// A timing build of fused_local (-DVYRE_LOCAL_TIMING, e.g. through
+// VYRE_CUDA_NVRTC_OPTIONS), for finding where a level's time goes; never
+// for real work. Without the define every hook below is empty.
+//
+// Thread 0 of each block reads the SM clock (clock64, no memory traffic) at
+// four points of each level and stores one record per block and level of
+// the launch: its expansion (from the level's start to the block's first
+// barrier, so its slowest warp), its barrier wait (from its arrival to
+// seeing every block's slot) and the vertices it expanded. At the launch's
+// end block 0 sums them over the levels whose records are complete and
+// prints, with device printf (the host's stdout once the launch is waited
+// for), per launch
+//   VT level=L run=R blocks=B | per level: maxexp= minwait= maxmine=
+//      meanmine= meanexp= slowmine= | slowest b:levels ...
+// (cycles and vertices a level: the slowest block's expansion, the least
+// barrier wait, which is the last block to arrive's and so the barrier's
+// own latency, the most vertices a block held, the mean, the mean block's
+// expansion, the slowest block's vertices; then the three blocks most
+// often slowest), and a VTL line for every 128th level.
+#ifdef VYRE_LOCAL_TIMING
+// Records of the launch's levels 0..VYRE_TIMING_LEVELS - 1 (a fused
+// launch's later levels overwrite earlier ones).
+#define VYRE_TIMING_LEVELS 1024u
+__device__ u64 local_timing_records[VYRE_LOCAL_MAX_BLOCKS * VYRE_TIMING_LEVELS];
+
+struct LocalTiming {
+    u64 top, sync1, arrived;
+    u32 mine;
+};
+
+__device__ __forceinline__ u64 local_timing_clamp(u64 x, u32 bits) {
+    return x < (1ull << bits) ? x : (1ull << bits) - 1;
+}
+
+__device__ __forceinline__ void local_timing_begin(LocalTiming& s) {
+    s.top = s.sync1 = s.arrived = 0;
+    s.mine = 0;
+}
+#define LOCAL_TIMING_TOP(s) \
+    do {                    \
+        if (threadIdx.x == 0) s.top = clock64(); \
+    } while (0)
+#define LOCAL_TIMING_MINE(s, m) \
+    do {                        \
+        s.mine = (m);           \
+    } while (0)
+#define LOCAL_TIMING_EXPANDED(s) \
+    do {                         \
+        if (threadIdx.x == 0) s.sync1 = clock64(); \
+    } while (0)
+#define LOCAL_TIMING_ARRIVED(s) \
+    do {                        \
+        if (threadIdx.x == 0) s.arrived = clock64(); \
+    } while (0)
+// A record: expansion cycles (24 bits) | barrier wait cycles (24) | vertices (16).
+#define LOCAL_TIMING_LEVEL_END(s, run)                                                           \
+    do {                                                                                         \
+        if (threadIdx.x == 0)                                                                    \
+            local_timing_records[blockIdx.x * VYRE_TIMING_LEVELS + (run) % VYRE_TIMING_LEVELS] = \
+                local_timing_clamp(s.sync1 - s.top, 24) << 40 |                                  \
+                local_timing_clamp(gridDim.x > 1 ? s.arrived - s.sync1 : 0, 24) << 16 |          \
+                local_timing_clamp(s.mine, 16);                                                  \
+    } while (0)
+
+// Block 0, every thread, after the launch's last barrier: the summary of
+// its first `run` - 1 levels (the last level's records may still be in
+// flight).
+__device__ void local_timing_report(const VyreArgs& a, u32 run) {
+    __shared__ u64 sum[6];
+    __shared__ u32 slowest[VYRE_LOCAL_MAX_BLOCKS];
+    if (blockIdx.x != 0) return;
+    __threadfence();
+    if (threadIdx.x < 6) sum[threadIdx.x] = 0;
+    for (u32 b = threadIdx.x; b < VYRE_LOCAL_MAX_BLOCKS; b += blockDim.x) slowest[b] = 0;
+    __syncthreads();
+    const u32 levels = run > 2 ? (run - 1 < VYRE_TIMING_LEVELS ? run - 1 : VYRE_TIMING_LEVELS) : 0;
+    for (u32 r = threadIdx.x; r < levels; r += blockDim.x) {
+        u64 max_exp = 0, min_wait = ~0ull, max_mine = 0, sum_mine = 0, sum_exp = 0, slow_mine = 0;
+        u32 slow = 0;
+        for (u32 b = 0; b < gridDim.x; ++b) {
+            const u64 w = *(volatile u64*)&local_timing_records[b * VYRE_TIMING_LEVELS + r];
+            const u64 e = w >> 40, wait = (w >> 16) & 0xffffff, m = w & 0xffff;
+            if (e > max_exp) {
+                max_exp = e;
+                slow = b;
+                slow_mine = m;
+            }
+            min_wait = wait < min_wait ? wait : min_wait;
+            max_mine = m > max_mine ? m : max_mine;
+            sum_mine += m;
+            sum_exp += e;
+        }
+        atomicAdd(&sum[0], max_exp);
+        atomicAdd(&sum[1], min_wait);
+        atomicAdd(&sum[2], max_mine);
+        atomicAdd(&sum[3], sum_mine);
+        atomicAdd(&sum[4], sum_exp / gridDim.x);
+        atomicAdd(&sum[5], slow_mine);
+        atomicAdd(&slowest[slow], 1u);
+        if (r % 128 == 5)
+            printf("VTL level=%u blocks=%u len=%llu maxexp=%llu slow=%u slowmine=%llu "
+                   "maxmine=%llu meanexp=%llu minwait=%llu\n",
+                   a.level + r, gridDim.x, sum_mine, max_exp, slow, slow_mine, max_mine,
+                   sum_exp / gridDim.x, min_wait);
+    }
+    __syncthreads();
+    if (threadIdx.x != 0 || levels == 0) return;
+    u32 top[3] = {0, 0, 0};
+    for (u32 b = 0; b < VYRE_LOCAL_MAX_BLOCKS; ++b) {
+        if (slowest[b] > slowest[top[0]]) {
+            top[2] = top[1];
+            top[1] = top[0];
+            top[0] = b;
+        } else if (b != top[0] && slowest[b] > slowest[top[1]]) {
+            top[2] = top[1];
+            top[1] = b;
+        } else if (b != top[0] && b != top[1] && slowest[b] > slowest[top[2]]) {
+            top[2] = b;
+        }
+    }
+    printf("VT level=%u run=%u blocks=%u | per level: maxexp=%llu minwait=%llu maxmine=%llu "
+           "meanmine=%llu meanexp=%llu slowmine=%llu | slowest %u:%u %u:%u %u:%u\n",
+           a.level, run, gridDim.x, sum[0] / levels, sum[1] / levels, sum[2] / levels,
+           sum[3] / levels / gridDim.x, sum[4] / levels, sum[5] / levels, top[0], slowest[top[0]],
+           top[1], slowest[top[1]], top[2], slowest[top[2]]);
+}
+#else
+struct LocalTiming {};
+__device__ __forceinline__ void local_timing_begin(LocalTiming&) {}
+#define LOCAL_TIMING_TOP(s)
+#define LOCAL_TIMING_MINE(s, m)
+#define LOCAL_TIMING_EXPANDED(s)
+#define LOCAL_TIMING_ARRIVED(s)
+#define LOCAL_TIMING_LEVEL_END(s, run)
+__device__ __forceinline__ void local_timing_report(const VyreArgs&, u32) {}
+#endif
