@@ -301,7 +301,7 @@ __device__ void fused_local(const VyreArgs& a) {
         __syncthreads();
     }
     for (;;) {
-        LOCAL_TIMING_TOP(timing);
+        LOCAL_TIMING_MARK(timing, top);
         const u32 cur = run & 1;
         const u32 next = cur ^ 1;
         const u32 level = a.level + run;
@@ -340,7 +340,7 @@ __device__ void fused_local(const VyreArgs& a) {
         if (lane_id() == 0 && out_edges != 0) atomicAdd(&found_edges[next], out_edges);
         // Every append and count of this block's level is in.
         __syncthreads();
-        LOCAL_TIMING_EXPANDED(timing);
+        LOCAL_TIMING_MARK(timing, expanded);
         const u32 mine_found = found[next];
         const u32 mine_kept = local_kept(mine_found);
         if (blocks == 1) {
@@ -372,7 +372,7 @@ __device__ void fused_local(const VyreArgs& a) {
             }
             LocalTotals seen;
             const bool arrived = local_arrivals(a, slots, tag, seen);
-            LOCAL_TIMING_ARRIVED(timing);
+            LOCAL_TIMING_MARK(timing, arrived);
             if (arrived && seen.spilled != 0) fence_acquire();
             if (t == 0) {
                 level_totals = seen;

@@ -23,8 +23,10 @@
 #define VYRE_TIMING_LEVELS 1024u
 __device__ u64 local_timing_records[VYRE_LOCAL_MAX_BLOCKS * VYRE_TIMING_LEVELS];
 
+// The clock at the level's start, after the block's expansion (its first
+// barrier) and when it saw every block arrive; the vertices it expanded.
 struct LocalTiming {
-    u64 top, sync1, arrived;
+    u64 top, expanded, arrived;
     u32 mine;
 };
 
@@ -33,32 +35,25 @@ __device__ __forceinline__ u64 local_timing_clamp(u64 x, u32 bits) {
 }
 
 __device__ __forceinline__ void local_timing_begin(LocalTiming& s) {
-    s.top = s.sync1 = s.arrived = 0;
+    s.top = s.expanded = s.arrived = 0;
     s.mine = 0;
 }
-#define LOCAL_TIMING_TOP(s) \
-    do {                    \
-        if (threadIdx.x == 0) s.top = clock64(); \
+// Thread 0 notes the clock in `field` of `s`.
+#define LOCAL_TIMING_MARK(s, field)                 \
+    do {                                            \
+        if (threadIdx.x == 0) s.field = clock64(); \
     } while (0)
 #define LOCAL_TIMING_MINE(s, m) \
     do {                        \
         s.mine = (m);           \
-    } while (0)
-#define LOCAL_TIMING_EXPANDED(s) \
-    do {                         \
-        if (threadIdx.x == 0) s.sync1 = clock64(); \
-    } while (0)
-#define LOCAL_TIMING_ARRIVED(s) \
-    do {                        \
-        if (threadIdx.x == 0) s.arrived = clock64(); \
     } while (0)
 // A record: expansion cycles (24 bits) | barrier wait cycles (24) | vertices (16).
 #define LOCAL_TIMING_LEVEL_END(s, run)                                                           \
     do {                                                                                         \
         if (threadIdx.x == 0)                                                                    \
             local_timing_records[blockIdx.x * VYRE_TIMING_LEVELS + (run) % VYRE_TIMING_LEVELS] = \
-                local_timing_clamp(s.sync1 - s.top, 24) << 40 |                                  \
-                local_timing_clamp(gridDim.x > 1 ? s.arrived - s.sync1 : 0, 24) << 16 |          \
+                local_timing_clamp(s.expanded - s.top, 24) << 40 |                               \
+                local_timing_clamp(gridDim.x > 1 ? s.arrived - s.expanded : 0, 24) << 16 |       \
                 local_timing_clamp(s.mine, 16);                                                  \
     } while (0)
 
@@ -127,10 +122,8 @@ __device__ void local_timing_report(const VyreArgs& a, u32 run) {
 #else
 struct LocalTiming {};
 __device__ __forceinline__ void local_timing_begin(LocalTiming&) {}
-#define LOCAL_TIMING_TOP(s)
+#define LOCAL_TIMING_MARK(s, field)
 #define LOCAL_TIMING_MINE(s, m)
-#define LOCAL_TIMING_EXPANDED(s)
-#define LOCAL_TIMING_ARRIVED(s)
 #define LOCAL_TIMING_LEVEL_END(s, run)
 __device__ __forceinline__ void local_timing_report(const VyreArgs&, u32) {}
 #endif
