@@ -124,13 +124,13 @@ __device__ bool local_arrivals(const VyreArgs& a, const u64* slots, u64 tag, Loc
             u64 out_edges = 0;
 #pragma unroll
             for (u32 k = 0; k < VYRE_LOCAL_POLL; ++k) {
-                const u32 b = lane + 32 * k;
-                const u32 f = b < gridDim.x ? (u32)(w[k] >> 32) & 0xffffffu : 0u;
+                // A lane past the last block holds the bare tag: no counts.
+                const u32 f = (u32)(w[k] >> 32) & 0xffffffu;
                 const u32 kept = local_kept(f);
                 found += f;
-                out_edges += b < gridDim.x ? (u32)w[k] : 0u;
+                out_edges += (u32)w[k];
                 spilled += f - kept;
-                if (b < blockIdx.x) before += kept;
+                if (lane + 32 * k < blockIdx.x) before += kept;
             }
             for (u32 o = 16; o > 0; o >>= 1) {
                 found += __shfl_xor_sync(VYRE_FULL_MASK, found, o);
