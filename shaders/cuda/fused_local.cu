@@ -82,16 +82,21 @@ __device__ __forceinline__ u64 local_slot_word(u64 tag, u32 found, u32 out_edges
     return tag | (u64)found << 32 | out_edges;
 }
 
+// The vertices a slot word says its block found.
+__device__ __forceinline__ u32 local_slot_found(u64 word) { return (u32)(word >> 32) & 0xffffffu; }
+
 // A block's out-edge counts within a level: fewer than 2^29 (see the slot
 // word) where local_counts_fit.
 typedef u32 LocalEdges;
 
-// What every block knows of a level once it passed the barrier.
+// What every block knows of a level once it passed the barrier. 32 bits
+// each where local_counts_fit: a level finds fewer than 2^24 vertices (each
+// through an edge the launch's band bounds, or one of fewer than 2^24
+// vertices), each with fewer than 32 out-edges.
 struct LocalTotals {
-    u64 found;        // vertices discovered: the next frontier
-    u64 out_edges;    // their out-edges
-    u64 spilled;      // of them in the queue, past the lists' capacity
-    u64 kept_before;  // of them in the lists of the blocks before this one
+    u32 found;      // vertices discovered: the next frontier
+    u32 out_edges;  // their out-edges
+    u32 spilled;    // of them in the queue, past the lists' capacity
 };
 
 // What a block keeps in its list of the `found` vertices it discovered.
@@ -119,32 +124,41 @@ __device__ bool local_arrivals(const VyreArgs& a, const u64* slots, u64 tag, Loc
         for (u32 k = 0; k < VYRE_LOCAL_POLL; ++k)
             arrived = arrived && (w[k] & VYRE_SLOT_TAG_MASK) == tag;
         if (__ballot_sync(VYRE_FULL_MASK, arrived) == VYRE_FULL_MASK) {
-            // A level finds each vertex once: fewer than 2^32 in all.
-            u32 found = 0, spilled = 0, before = 0;
-            u64 out_edges = 0;
+            // The sums are on every level's path, so they are 32-bit and
+            // leave out what only the launch's end needs (local_kept_before).
+            u32 found = 0, out_edges = 0, spilled = 0;
 #pragma unroll
             for (u32 k = 0; k < VYRE_LOCAL_POLL; ++k) {
                 // A lane past the last block holds the bare tag: no counts.
-                const u32 f = (u32)(w[k] >> 32) & 0xffffffu;
-                const u32 kept = local_kept(f);
+                const u32 f = local_slot_found(w[k]);
                 found += f;
                 out_edges += (u32)w[k];
-                spilled += f - kept;
-                if (lane + 32 * k < blockIdx.x) before += kept;
+                spilled += f - local_kept(f);
             }
             for (u32 o = 16; o > 0; o >>= 1) {
                 found += __shfl_xor_sync(VYRE_FULL_MASK, found, o);
                 out_edges += __shfl_xor_sync(VYRE_FULL_MASK, out_edges, o);
                 spilled += __shfl_xor_sync(VYRE_FULL_MASK, spilled, o);
-                before += __shfl_xor_sync(VYRE_FULL_MASK, before, o);
             }
-            out = {found, out_edges, spilled, before};
+            out = {found, out_edges, spilled};
             return true;
         }
         const bool give_up = lane == 0 && abort_requested(a, polls);
         if (__ballot_sync(VYRE_FULL_MASK, give_up) != 0) return false;
         VYRE_SPIN_PAUSE();
     }
+}
+
+// Warp 0 of a block of a multi-block launch whose last level used `slots`:
+// the vertices the blocks before this one keep in their lists (valid in
+// every lane). Every slot still holds that level's word: the launch writes
+// no slot after its last barrier.
+__device__ u32 local_kept_before(const u64* slots) {
+    u32 before = 0;
+    for (u32 b = lane_id(); b < blockIdx.x; b += 32)
+        before += local_kept(local_slot_found(load_relaxed_u64(slots + b)));
+    for (u32 o = 16; o > 0; o >>= 1) before += __shfl_xor_sync(VYRE_FULL_MASK, before, o);
+    return before;
 }
 
 // The launch's queues: level `run` reads `queue(a, run)` and appends to
@@ -285,7 +299,7 @@ __device__ void fused_local(const VyreArgs& a) {
     // Spills into each list before the running level (the list's cursor).
     u32 spilled_before_0 = 0, spilled_before_1 = 0;
     u32 run = 0;
-    LocalTotals total = {0, 0, 0, 0};
+    LocalTotals total = {0, 0, 0};
     LocalTiming timing;
     local_timing_begin(timing);
     if (t < 2) {
@@ -345,7 +359,7 @@ __device__ void fused_local(const VyreArgs& a) {
         const u32 mine_kept = local_kept(mine_found);
         if (blocks == 1) {
             if (t == 0) {
-                level_totals = {mine_found, found_edges[next], mine_found - mine_kept, 0};
+                level_totals = {mine_found, found_edges[next], mine_found - mine_kept};
                 aborted = 0;
             }
         } else if (warp_in_block() != 0) {
@@ -391,25 +405,31 @@ __device__ void fused_local(const VyreArgs& a) {
         if (aborted) return;
         total = level_totals;
         if (blockIdx.x == 0 && t == 0)
-            fused_log_level(a, run, level, len, (u32)total.found, total.out_edges, examined);
-        const bool stop = fused_stops(a, run, (u32)total.found, total.out_edges);
+            fused_log_level(a, run, level, len, total.found, total.out_edges, examined);
+        const bool stop = fused_stops(a, run, total.found, total.out_edges);
         ++run;
         kept = mine_kept;
         if (stop) break;
-        len = (u32)total.found;
+        len = total.found;
         examined = total.out_edges;
-        pooled = (u32)total.spilled;
-        (next == 0 ? spilled_before_0 : spilled_before_1) += (u32)total.spilled;
+        pooled = total.spilled;
+        (next == 0 ? spilled_before_0 : spilled_before_1) += total.spilled;
         // level_totals is rewritten only after the next level's first
         // __syncthreads, which every thread passes after reading it.
     }
     // The frontier to the queue: the spilled vertices are at its start, then
     // each block's list in block order.
+    __shared__ u32 kept_before;
+    if (warp_in_block() == 0) {
+        const u32 before = blocks > 1 ? local_kept_before(local_slots(a, (run - 1) & 1)) : 0;
+        if (t == 0) kept_before = before;
+    }
+    __syncthreads();
     u32* queue = local_queue(a, run);
-    const u64 at = total.spilled + total.kept_before;
+    const u64 at = (u64)total.spilled + kept_before;
     for (u32 i = t; i < kept; i += width) queue[at + i] = list_vertex[run & 1][i];
     // Block 0's last record and every block's list precede fused_exit.
     __syncthreads();
     local_timing_report(a, run);
-    fused_exit(a, run, (u32)total.found, total.out_edges);
+    fused_exit(a, run, total.found, total.out_edges);
 }
