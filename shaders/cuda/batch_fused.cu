@@ -64,5 +64,5 @@ extern "C" __global__ void __launch_bounds__(VYRE_FUSED_MAX_BLOCK, 5) vyre_batch
         ++level;
     }
     __syncthreads();
-    fused_exit(a, run, next_len, next_edges);
+    fused_exit(a, run, next_len, next_edges, gridDim.x);
 }

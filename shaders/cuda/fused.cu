@@ -235,10 +235,11 @@ __device__ __forceinline__ void fused_read_level(const VyreArgs& a, u32 run, u32
 
 // How every block leaves a fused launch that ran `run` levels, the last
 // of which found `next_len` vertices with `next_edges` out-edges: block 0
-// copies the level log to the host's records, and the last block to leave
-// hands the frontier to the host and clears the counters. Every thread
-// must call it.
-__device__ void fused_exit(const VyreArgs& a, u32 run, u32 next_len, u64 next_edges) {
+// copies the level log to the host's records, and the last of the
+// `leavers` blocks that call it (every block, unless some left the launch
+// early, knowing nothing of its end) hands the frontier to the host and
+// clears the counters. Every thread of those blocks must call it.
+__device__ void fused_exit(const VyreArgs& a, u32 run, u32 next_len, u64 next_edges, u32 leavers) {
     VyreControl* c = a.control;
     const u32 t = threadIdx.x;
     const u32 width = blockDim.x;
@@ -252,8 +253,8 @@ __device__ void fused_exit(const VyreArgs& a, u32 run, u32 next_len, u64 next_ed
     // The last block to leave clears the counters: every other block has
     // read its last ones (and left the barrier) before it took its ticket.
     if (t == 0) {
-        const u32 left = gridDim.x > 1 ? add_acq_rel(&c->blocks_done, 1u) : gridDim.x - 1;
-        if (left == gridDim.x - 1) {
+        const u32 left = leavers > 1 ? add_acq_rel(&c->blocks_done, 1u) : 0;
+        if (left == leavers - 1) {
             volatile VyreControl* vc = c;
             vc->cur_len = next_len;
             vc->cur_edges = next_edges;
@@ -452,7 +453,7 @@ __device__ void fused_levels(const VyreArgs& a) {
         // level's first __syncthreads at the barrier, which every thread of
         // this block passes after reading them.
     }
-    fused_exit(a, run, next_len, next_edges);
+    fused_exit(a, run, next_len, next_edges, gridDim.x);
 }
 
 // fused_local.cu: a light graph's levels over at most this many blocks,

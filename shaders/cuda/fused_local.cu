@@ -21,16 +21,19 @@
 //   it. A word a block keeps what each poll reads small: the barrier's cost
 //   grows with the blocks polling and what they read (BENCHMARKS.md); a
 //   launch whose counts might not fit the word runs fused_levels instead
-//   (local_counts_fit). Within a level only depth claims cross blocks, and
-//   they are atomics, so arriving needs no fence. A level's edges examined are
-//   the out-edges of its frontier: the totals of the level before (for the
+//   (local_counts_fit). A block that finds nothing in a level says so in
+//   its slot and leaves the launch (block 0 stays), and no block polls its
+//   slot again. Within a level only depth claims cross blocks, and they are
+//   atomics, so arriving needs no fence. A level's edges examined are the
+//   out-edges of its frontier: the totals of the level before (for the
 //   launch's first, cur_edges). The warps that wait prefetch the next
 //   level's rows and depths meanwhile;
 // - what a block finds beyond its list's capacity spills to the queue (its
 //   row word to the work array, as FusedRows) and is shared out evenly over
-//   all blocks in the next level, so a block whose frontier outgrows its
-//   list hands the excess to the others; the launch's first frontier is
-//   shared out the same way. Only a level that spills pays for fences;
+//   the blocks still in the launch in the next level, so a block whose
+//   frontier outgrows its list hands the excess to the others; the launch's
+//   first frontier is shared out the same way. Only a level that spills
+//   pays for fences;
 // - as the launch ends, each block writes its list to the queue after the
 //   spilled vertices, in block order, where the host and the next command
 //   look for the frontier.
@@ -51,7 +54,10 @@
 // block found (fewer than VYRE_LOCAL_MAX_FOUND, 24 bits) and their
 // out-edges (32 bits: each found vertex has fewer than VYRE_LIGHT_DEGREE,
 // 32, so they number fewer than 2^29).
+// Bit 31, above every out-edge count, marks the word of a block that found
+// nothing and leaves the launch (see fused_local).
 #define VYRE_SLOT_TAG_MASK (0xffull << 56)
+#define VYRE_SLOT_GONE (1u << 31)
 #define VYRE_LOCAL_MAX_FOUND (1ull << 24)
 
 // Whether every count a launch's blocks put in their slots fits: a block
@@ -82,8 +88,9 @@ __device__ __forceinline__ u64 local_slot_word(u64 tag, u32 found, u32 out_edges
     return tag | (u64)found << 32 | out_edges;
 }
 
-// The vertices a slot word says its block found.
+// The vertices a slot word says its block found, and their out-edges.
 __device__ __forceinline__ u32 local_slot_found(u64 word) { return (u32)(word >> 32) & 0xffffffu; }
+__device__ __forceinline__ u32 local_slot_edges(u64 word) { return (u32)word & ~VYRE_SLOT_GONE; }
 
 // A block's out-edge counts within a level: fewer than 2^29 (see the slot
 // word) where local_counts_fit.
@@ -97,6 +104,10 @@ struct LocalTotals {
     u32 found;      // vertices discovered: the next frontier
     u32 out_edges;  // their out-edges
     u32 spilled;    // of them in the queue, past the lists' capacity
+    // Where spilled != 0: the blocks still in the launch, which share the
+    // spilled vertices out next level, and this block's place among them.
+    u32 sharers;
+    u32 share;
 };
 
 // What a block keeps in its list of the `found` vertices it discovered.
@@ -104,12 +115,32 @@ __device__ __forceinline__ u32 local_kept(u32 found) {
     return found < VYRE_LOCAL_LIST ? found : VYRE_LOCAL_LIST;
 }
 
-// Warp 0 of every block, after its thread 0 filled this block's slot of
-// the level tagged `tag`: wait until every block's is there and total them
-// (valid in every lane). Each poll loads all of a lane's slots at once, so
-// a poll is one round trip however many blocks there are. False when the
-// host aborted the launch.
-__device__ bool local_arrivals(const VyreArgs& a, const u64* slots, u64 tag, LocalTotals& out) {
+// Whether bit k of a polling lane's `gone` says block lane + 32 k left.
+__device__ __forceinline__ bool local_gone(u32 gone, u32 k) { return (gone >> k) & 1; }
+
+// Warp 0, every lane: how many blocks are still in the launch (`sharers`)
+// and how many of them come before this one (`share`), by the lanes' `gone`.
+__device__ __forceinline__ void local_sharers(u32 gone, u32& sharers, u32& share) {
+    sharers = 0;
+    share = 0;
+#pragma unroll
+    for (u32 k = 0; k < VYRE_LOCAL_POLL; ++k) {
+        const u32 b = lane_id() + 32 * k;
+        const bool in = b < gridDim.x && !local_gone(gone, k);
+        sharers += __popc(__ballot_sync(VYRE_FULL_MASK, in));
+        share += __popc(__ballot_sync(VYRE_FULL_MASK, in && b < blockIdx.x));
+    }
+}
+
+// Warp 0 of every block still in the launch, after its thread 0 filled
+// this block's slot of the level tagged `tag`: wait until every block's is
+// there and total them (valid in every lane). Each poll loads all of a
+// lane's slots at once, so a poll is one round trip however many blocks
+// there are. A block that left is not polled: `gone` has a bit per slot of
+// the lane, and gains those of the blocks that leave at this level. False
+// when the host aborted the launch.
+__device__ bool local_arrivals(const VyreArgs& a, const u64* slots, u64 tag, u32& gone,
+                               LocalTotals& out) {
     const u32 lane = lane_id();
     u32 polls = 0;
     for (;;) {
@@ -117,7 +148,7 @@ __device__ bool local_arrivals(const VyreArgs& a, const u64* slots, u64 tag, Loc
 #pragma unroll
         for (u32 k = 0; k < VYRE_LOCAL_POLL; ++k) {
             const u32 b = lane + 32 * k;
-            w[k] = b < gridDim.x ? load_relaxed_u64(slots + b) : tag;
+            w[k] = b < gridDim.x && !local_gone(gone, k) ? load_relaxed_u64(slots + b) : tag;
         }
         bool arrived = true;
 #pragma unroll
@@ -129,18 +160,21 @@ __device__ bool local_arrivals(const VyreArgs& a, const u64* slots, u64 tag, Loc
             u32 found = 0, out_edges = 0, spilled = 0;
 #pragma unroll
             for (u32 k = 0; k < VYRE_LOCAL_POLL; ++k) {
-                // A lane past the last block holds the bare tag: no counts.
+                // A lane past the last block, or a block that left, holds
+                // the bare tag: no counts.
                 const u32 f = local_slot_found(w[k]);
                 found += f;
-                out_edges += (u32)w[k];
+                out_edges += local_slot_edges(w[k]);
                 spilled += f - local_kept(f);
+                if (((u32)w[k] & VYRE_SLOT_GONE) != 0) gone |= 1u << k;
             }
             for (u32 o = 16; o > 0; o >>= 1) {
                 found += __shfl_xor_sync(VYRE_FULL_MASK, found, o);
                 out_edges += __shfl_xor_sync(VYRE_FULL_MASK, out_edges, o);
                 spilled += __shfl_xor_sync(VYRE_FULL_MASK, spilled, o);
             }
-            out = {found, out_edges, spilled};
+            out = {found, out_edges, spilled, 0, 0};
+            if (spilled != 0) local_sharers(gone, out.sharers, out.share);
             return true;
         }
         const bool give_up = lane == 0 && abort_requested(a, polls);
@@ -149,14 +183,19 @@ __device__ bool local_arrivals(const VyreArgs& a, const u64* slots, u64 tag, Loc
     }
 }
 
-// Warp 0 of a block of a multi-block launch whose last level used `slots`:
-// the vertices the blocks before this one keep in their lists (valid in
-// every lane). Every slot still holds that level's word: the launch writes
-// no slot after its last barrier.
-__device__ u32 local_kept_before(const u64* slots) {
+// Warp 0 of a block of a multi-block launch whose last level used `slots`,
+// with the lanes' `gone` bits: the vertices the blocks before this one keep
+// in their lists (valid in every lane). Every slot of a block still in the
+// launch holds that level's word: the launch writes no slot after its last
+// barrier. A block that left keeps nothing (and its slot is older).
+__device__ u32 local_kept_before(const u64* slots, u32 gone) {
     u32 before = 0;
-    for (u32 b = lane_id(); b < blockIdx.x; b += 32)
-        before += local_kept(local_slot_found(load_relaxed_u64(slots + b)));
+#pragma unroll
+    for (u32 k = 0; k < VYRE_LOCAL_POLL; ++k) {
+        const u32 b = lane_id() + 32 * k;
+        if (b < blockIdx.x && !local_gone(gone, k))
+            before += local_kept(local_slot_found(load_relaxed_u64(slots + b)));
+    }
     for (u32 o = 16; o > 0; o >>= 1) before += __shfl_xor_sync(VYRE_FULL_MASK, before, o);
     return before;
 }
@@ -285,7 +324,8 @@ __device__ void fused_local(const VyreArgs& a) {
     __shared__ u32 found[2];
     __shared__ LocalEdges found_edges[2];
     __shared__ LocalTotals level_totals;
-    __shared__ u32 aborted;
+    // The host aborted the launch, or this block found nothing and leaves.
+    __shared__ u32 leave;
     const u32 width = blockDim.x;
     const u32 t = threadIdx.x;
     const u32 blocks = gridDim.x;
@@ -298,6 +338,10 @@ __device__ void fused_local(const VyreArgs& a) {
     u32 pooled = len;
     // Spills into each list before the running level (the list's cursor).
     u32 spilled_before_0 = 0, spilled_before_1 = 0;
+    // Warp 0's bits of the blocks that left (local_arrivals), and the blocks
+    // the pooled vertices are shared out to, and this block's place.
+    u32 gone = 0;
+    u32 sharers = blocks, share = blockIdx.x;
     u32 run = 0;
     LocalTotals total = {0, 0, 0};
     LocalTiming timing;
@@ -326,8 +370,8 @@ __device__ void fused_local(const VyreArgs& a) {
         // (most levels pool none, and skip share_start's 64-bit division).
         u32 pool_from = 0, mine = kept;
         if (pooled != 0) {
-            pool_from = (u32)share_start(pooled, blocks, blockIdx.x);
-            mine += (u32)share_start(pooled, blocks, blockIdx.x + 1) - pool_from;
+            pool_from = (u32)share_start(pooled, sharers, share);
+            mine += (u32)share_start(pooled, sharers, share + 1) - pool_from;
         }
         LOCAL_TIMING_MINE(timing, mine);
         for (u32 base = 0; base < mine; base += width) {
@@ -359,8 +403,8 @@ __device__ void fused_local(const VyreArgs& a) {
         const u32 mine_kept = local_kept(mine_found);
         if (blocks == 1) {
             if (t == 0) {
-                level_totals = {mine_found, found_edges[next], mine_found - mine_kept};
-                aborted = 0;
+                level_totals = {mine_found, found_edges[next], mine_found - mine_kept, 1, 0};
+                leave = 0;
             }
         } else if (warp_in_block() != 0) {
             // While warp 0 waits at the barrier, the others bring the rows
@@ -378,19 +422,26 @@ __device__ void fused_local(const VyreArgs& a) {
         } else {
             u64* slots = local_slots(a, cur);
             const u64 tag = local_tag(run);
+            // A block that found nothing has nothing to expand in any later
+            // level (the pooled vertices go to the blocks still in), so it
+            // leaves now, and the barrier waits for fewer blocks: on grids,
+            // a fifth to two thirds of a launch's blocks end up with nothing
+            // (docs/BENCHMARKS.md). Block 0 stays, to log.
+            const bool leaving = mine_found == 0 && blockIdx.x != 0;
             if (t == 0) {
                 // Spilled vertices are read by other blocks.
                 if (mine_found > VYRE_LOCAL_LIST) __threadfence();
                 store_relaxed_u64(slots + blockIdx.x,
-                                  local_slot_word(tag, mine_found, found_edges[next]));
+                                  leaving ? tag | VYRE_SLOT_GONE
+                                          : local_slot_word(tag, mine_found, found_edges[next]));
             }
-            LocalTotals seen;
-            const bool arrived = local_arrivals(a, slots, tag, seen);
+            LocalTotals seen = {};
+            const bool arrived = leaving || local_arrivals(a, slots, tag, gone, seen);
             LOCAL_TIMING_MARK(timing, arrived);
-            if (arrived && seen.spilled != 0) fence_acquire();
+            if (!leaving && arrived && seen.spilled != 0) fence_acquire();
             if (t == 0) {
                 level_totals = seen;
-                aborted = !arrived;
+                leave = leaving || !arrived;
             }
         }
         // The list this block fills next level starts empty; its count was
@@ -401,8 +452,13 @@ __device__ void fused_local(const VyreArgs& a) {
         }
         __syncthreads();
         LOCAL_TIMING_LEVEL_END(timing, run);
-        // An aborted launch leaves at once: the host reads nothing of it.
-        if (aborted) return;
+        // An aborted launch leaves at once: the host reads nothing of it. A
+        // block that found nothing leaves without a ticket of fused_exit,
+        // whose last ticket hands the frontier over.
+        if (leave) {
+            local_timing_leave(run);
+            return;
+        }
         total = level_totals;
         if (blockIdx.x == 0 && t == 0)
             fused_log_level(a, run, level, len, total.found, total.out_edges, examined);
@@ -413,16 +469,28 @@ __device__ void fused_local(const VyreArgs& a) {
         len = total.found;
         examined = total.out_edges;
         pooled = total.spilled;
+        if (pooled != 0) {
+            sharers = total.sharers;
+            share = total.share;
+        }
         (next == 0 ? spilled_before_0 : spilled_before_1) += total.spilled;
         // level_totals is rewritten only after the next level's first
         // __syncthreads, which every thread passes after reading it.
     }
     // The frontier to the queue: the spilled vertices are at its start, then
     // each block's list in block order.
-    __shared__ u32 kept_before;
+    // The blocks still in the launch all take fused_exit's tickets.
+    __shared__ u32 kept_before, leavers;
     if (warp_in_block() == 0) {
-        const u32 before = blocks > 1 ? local_kept_before(local_slots(a, (run - 1) & 1)) : 0;
-        if (t == 0) kept_before = before;
+        u32 before = 0, in = 1, place = 0;
+        if (blocks > 1) {
+            before = local_kept_before(local_slots(a, (run - 1) & 1), gone);
+            local_sharers(gone, in, place);
+        }
+        if (t == 0) {
+            kept_before = before;
+            leavers = in;
+        }
     }
     __syncthreads();
     u32* queue = local_queue(a, run);
@@ -431,5 +499,5 @@ __device__ void fused_local(const VyreArgs& a) {
     // Block 0's last record and every block's list precede fused_exit.
     __syncthreads();
     local_timing_report(a, run);
-    fused_exit(a, run, total.found, total.out_edges);
+    fused_exit(a, run, total.found, total.out_edges, leavers);
 }

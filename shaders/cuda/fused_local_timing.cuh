@@ -10,13 +10,14 @@
 // end block 0 sums them over the levels whose records are complete and
 // prints, with device printf (the host's stdout once the launch is waited
 // for), per launch
-//   VT level=L run=R blocks=B | per level: maxexp= minwait= maxmine=
+//   VT level=L run=R blocks=B | per level: in= maxexp= minwait= maxmine=
 //      meanmine= meanexp= slowmine= | slowest b:levels ...
-// (cycles and vertices a level: the slowest block's expansion, the least
-// barrier wait, which is the last block to arrive's and so the barrier's
-// own latency, the most vertices a block held, the mean, the mean block's
-// expansion, the slowest block's vertices; then the three blocks most
-// often slowest), and a VTL line for every 128th level.
+// (cycles and vertices a level, over the blocks still in the launch: how
+// many, the slowest block's expansion, the least barrier wait, which is the
+// last block to arrive's and so the barrier's own latency, the most
+// vertices a block held, the mean, the mean block's expansion, the slowest
+// block's vertices; then the three blocks most often slowest), and a VTL
+// line for every 128th level.
 #ifdef VYRE_LOCAL_TIMING
 // Records of the launch's levels 0..VYRE_TIMING_LEVELS - 1 (a fused
 // launch's later levels overwrite earlier ones).
@@ -57,23 +58,33 @@ __device__ __forceinline__ void local_timing_begin(LocalTiming& s) {
                 local_timing_clamp(s.mine, 16);                                                  \
     } while (0)
 
+// Thread 0 of a block that leaves the launch after level `run`: no record
+// of it from that level on (its barrier wait there was none).
+__device__ __forceinline__ void local_timing_leave(u32 run) {
+    if (threadIdx.x != 0) return;
+    for (u32 r = run; r < VYRE_TIMING_LEVELS; ++r)
+        local_timing_records[blockIdx.x * VYRE_TIMING_LEVELS + r] = ~0ull;
+}
+
 // Block 0, every thread, after the launch's last barrier: the summary of
 // its first `run` - 1 levels (the last level's records may still be in
 // flight).
 __device__ void local_timing_report(const VyreArgs& a, u32 run) {
-    __shared__ u64 sum[6];
+    __shared__ u64 sum[7];
     __shared__ u32 slowest[VYRE_LOCAL_MAX_BLOCKS];
     if (blockIdx.x != 0) return;
     __threadfence();
-    if (threadIdx.x < 6) sum[threadIdx.x] = 0;
+    if (threadIdx.x < 7) sum[threadIdx.x] = 0;
     for (u32 b = threadIdx.x; b < VYRE_LOCAL_MAX_BLOCKS; b += blockDim.x) slowest[b] = 0;
     __syncthreads();
     const u32 levels = run > 2 ? (run - 1 < VYRE_TIMING_LEVELS ? run - 1 : VYRE_TIMING_LEVELS) : 0;
     for (u32 r = threadIdx.x; r < levels; r += blockDim.x) {
         u64 max_exp = 0, min_wait = ~0ull, max_mine = 0, sum_mine = 0, sum_exp = 0, slow_mine = 0;
-        u32 slow = 0;
+        u32 slow = 0, in = 0;
         for (u32 b = 0; b < gridDim.x; ++b) {
             const u64 w = *(volatile u64*)&local_timing_records[b * VYRE_TIMING_LEVELS + r];
+            if (w == ~0ull) continue;  // the block had left
+            ++in;
             const u64 e = w >> 40, wait = (w >> 16) & 0xffffff, m = w & 0xffff;
             if (e > max_exp) {
                 max_exp = e;
@@ -89,14 +100,15 @@ __device__ void local_timing_report(const VyreArgs& a, u32 run) {
         atomicAdd(&sum[1], min_wait);
         atomicAdd(&sum[2], max_mine);
         atomicAdd(&sum[3], sum_mine);
-        atomicAdd(&sum[4], sum_exp / gridDim.x);
+        atomicAdd(&sum[4], sum_exp / in);
+        atomicAdd(&sum[6], in);
         atomicAdd(&sum[5], slow_mine);
         atomicAdd(&slowest[slow], 1u);
         if (r % 128 == 5)
-            printf("VTL level=%u blocks=%u len=%llu maxexp=%llu slow=%u slowmine=%llu "
+            printf("VTL level=%u blocks=%u in=%u len=%llu maxexp=%llu slow=%u slowmine=%llu "
                    "maxmine=%llu meanexp=%llu minwait=%llu\n",
-                   a.level + r, gridDim.x, sum_mine, max_exp, slow, slow_mine, max_mine,
-                   sum_exp / gridDim.x, min_wait);
+                   a.level + r, gridDim.x, in, sum_mine, max_exp, slow, slow_mine, max_mine,
+                   sum_exp / in, min_wait);
     }
     __syncthreads();
     if (threadIdx.x != 0 || levels == 0) return;
@@ -113,11 +125,11 @@ __device__ void local_timing_report(const VyreArgs& a, u32 run) {
             top[2] = b;
         }
     }
-    printf("VT level=%u run=%u blocks=%u | per level: maxexp=%llu minwait=%llu maxmine=%llu "
-           "meanmine=%llu meanexp=%llu slowmine=%llu | slowest %u:%u %u:%u %u:%u\n",
-           a.level, run, gridDim.x, sum[0] / levels, sum[1] / levels, sum[2] / levels,
-           sum[3] / levels / gridDim.x, sum[4] / levels, sum[5] / levels, top[0], slowest[top[0]],
-           top[1], slowest[top[1]], top[2], slowest[top[2]]);
+    printf("VT level=%u run=%u blocks=%u | per level: in=%llu maxexp=%llu minwait=%llu "
+           "maxmine=%llu meanmine=%llu meanexp=%llu slowmine=%llu | slowest %u:%u %u:%u %u:%u\n",
+           a.level, run, gridDim.x, sum[6] / levels, sum[0] / levels, sum[1] / levels,
+           sum[2] / levels, sum[3] / sum[6], sum[4] / levels, sum[5] / levels, top[0],
+           slowest[top[0]], top[1], slowest[top[1]], top[2], slowest[top[2]]);
 }
 #else
 struct LocalTiming {};
@@ -125,5 +137,6 @@ __device__ __forceinline__ void local_timing_begin(LocalTiming&) {}
 #define LOCAL_TIMING_MARK(s, field)
 #define LOCAL_TIMING_MINE(s, m)
 #define LOCAL_TIMING_LEVEL_END(s, run)
+__device__ __forceinline__ void local_timing_leave(u32) {}
 __device__ __forceinline__ void local_timing_report(const VyreArgs&, u32) {}
 #endif
