@@ -8,11 +8,11 @@
 // Every block keeps the vertices it discovers and expands them itself in
 // the next level, so no frontier passes through global memory between
 // levels:
-// - a block's next frontier is a list in shared memory (vertex, and its row
-//   word start << 5 | out-degree, loaded beside the claim), appended to with
-//   one shared atomic per warp and round of claims; the discoverer
-//   prefetches the vertex's targets into its SM's L1, where the next level
-//   loads them;
+// - a block's next frontier is a list in shared memory (vertex, its row
+//   word start << 5 | out-degree, loaded beside the claim, and its parent),
+//   appended to with one shared atomic per warp and round of claims; the
+//   discoverer prefetches the vertex's targets into its SM's L1, where the
+//   next level loads them;
 // - a thread expands one vertex, VYRE_LOCAL_ROUND edges at a time with their
 //   loads and claims in flight together;
 // - the barrier is a slot per block of one word: the vertices it found and
@@ -39,7 +39,7 @@
 //   look for the frontier.
 // With one block, __syncthreads is the barrier and no slot is used.
 
-// Frontier entries a block keeps on chip per list (12 B each). The CPU
+// Frontier entries a block keeps on chip per list (16 B each). The CPU
 // emulator builds it smaller, so that its small graphs spill too.
 #ifndef VYRE_LOCAL_LIST
 #define VYRE_LOCAL_LIST 512u
@@ -212,6 +212,7 @@ __device__ __forceinline__ u32* local_queue(const VyreArgs& a, u32 run) {
 struct LocalAppend {
     u32* vertex;
     u64* word;
+    u32* parent;
     u32* cursor;  // the list's count, spilled vertices included
     u32 run;      // the level appending: list (run + 1) & 1
     u32 spilled_before;
@@ -226,7 +227,7 @@ struct LocalAppend {
 __device__ __forceinline__ void local_append(const VyreArgs& a, const LocalAppend& to,
                                              const bool (&claimed)[VYRE_LOCAL_ROUND],
                                              const u32 (&v)[VYRE_LOCAL_ROUND],
-                                             const u64 (&row)[VYRE_LOCAL_ROUND]) {
+                                             const u64 (&row)[VYRE_LOCAL_ROUND], u32 from) {
     u32 mask[VYRE_LOCAL_ROUND];
     u32 total = 0;
 #pragma unroll
@@ -246,6 +247,7 @@ __device__ __forceinline__ void local_append(const VyreArgs& a, const LocalAppen
         if (claimed[j] && at[j] < VYRE_LOCAL_LIST) {
             to.vertex[at[j]] = v[j];
             to.word[at[j]] = row[j];
+            to.parent[at[j]] = from;
             if ((row[j] & 31) != 0) prefetch_l1(a.out_targets + (row[j] >> 5));
         }
     }
@@ -275,12 +277,14 @@ __device__ __forceinline__ void local_append(const VyreArgs& a, const LocalAppen
 
 // Expand frontier vertex `u` (row `word`; nothing when !valid) for
 // `next_depth`: VYRE_LOCAL_ROUND of its edges at a time, their targets
-// loaded first, then their rows and claims together. All 32 lanes call it
+// loaded first, then their rows and claims together. Its edge to `parent`
+// (VYRE_UNREACHED where unknown) is skipped: that claim would fail, and on
+// a chain it is one claim in two, on a grid one in four. All 32 lanes call it
 // together. (Written so that ptxas issues every row load and claim of a
 // round before it waits for one; predicating each edge's loads and claim
 // on its degree instead measured 30% slower on grids.)
 __device__ void local_expand(const VyreArgs& a, const LocalAppend& to, bool valid, u32 u, u64 word,
-                             u32 next_depth, LocalEdges& out_edges) {
+                             u32 parent, u32 next_depth, LocalEdges& out_edges) {
     const u64 start = word >> 5;
     const u32 degree = valid ? (u32)(word & 31) : 0;
     for (u32 e0 = 0; __ballot_sync(VYRE_FULL_MASK, e0 < degree) != 0; e0 += VYRE_LOCAL_ROUND) {
@@ -290,6 +294,10 @@ __device__ void local_expand(const VyreArgs& a, const LocalAppend& to, bool vali
 #pragma unroll
         for (u32 j = 0; j < VYRE_LOCAL_ROUND; ++j)
             v[j] = e0 + j < degree ? a.out_targets[start + e0 + j] : VYRE_UNREACHED;
+        // The edge back to u's parent, which is visited, is not claimed.
+#pragma unroll
+        for (u32 j = 0; j < VYRE_LOCAL_ROUND; ++j)
+            if (v[j] == parent) v[j] = VYRE_UNREACHED;
 #pragma unroll
         for (u32 j = 0; j < VYRE_LOCAL_ROUND; ++j) {
             row[j] = 0;
@@ -312,13 +320,14 @@ __device__ void local_expand(const VyreArgs& a, const LocalAppend& to, bool vali
                 out_edges += row[j] & 31;
             }
         }
-        local_append(a, to, claimed, v, row);
+        local_append(a, to, claimed, v, row, u);
     }
 }
 
 __device__ void fused_local(const VyreArgs& a) {
     __shared__ u32 list_vertex[2][VYRE_LOCAL_LIST];
     __shared__ u64 list_word[2][VYRE_LOCAL_LIST];
+    __shared__ u32 list_parent[2][VYRE_LOCAL_LIST];
     // Per list: this block's appends to it (its cursor) and their
     // out-edges, in the level that fills it.
     __shared__ u32 found[2];
@@ -363,7 +372,11 @@ __device__ void fused_local(const VyreArgs& a) {
         const u32 cur = run & 1;
         const u32 next = cur ^ 1;
         const u32 level = a.level + run;
-        const LocalAppend to = {list_vertex[next], list_word[next], &found[next], run,
+        const LocalAppend to = {list_vertex[next],
+                                list_word[next],
+                                list_parent[next],
+                                &found[next],
+                                run,
                                 next == 0 ? spilled_before_0 : spilled_before_1};
         LocalEdges out_edges = 0;
         // This block's list first, then its share of the pooled vertices
@@ -376,11 +389,12 @@ __device__ void fused_local(const VyreArgs& a) {
         LOCAL_TIMING_MINE(timing, mine);
         for (u32 base = 0; base < mine; base += width) {
             const u32 i = base + t;
-            u32 u = 0;
+            u32 u = 0, parent = VYRE_UNREACHED;
             u64 word = 0;
             if (i < kept) {
                 u = list_vertex[cur][i];
                 word = list_word[cur][i];
+                parent = list_parent[cur][i];
             } else if (i < mine) {
                 const u32 q = pool_from + (i - kept);
                 u = __ldcg(local_queue(a, run) + q);
@@ -392,7 +406,7 @@ __device__ void fused_local(const VyreArgs& a) {
                     word = __ldcg(rows.slot(cur, q));
                 }
             }
-            local_expand(a, to, i < mine, u, word, level + 1, out_edges);
+            local_expand(a, to, i < mine, u, word, parent, level + 1, out_edges);
         }
         for (u32 o = 16; o > 0; o >>= 1) out_edges += __shfl_xor_sync(VYRE_FULL_MASK, out_edges, o);
         if (lane_id() == 0 && out_edges != 0) atomicAdd(&found_edges[next], out_edges);
