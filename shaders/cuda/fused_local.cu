@@ -235,10 +235,12 @@ __device__ __forceinline__ void local_append(const VyreArgs& a, const LocalAppen
         mask[j] = __ballot_sync(VYRE_FULL_MASK, claimed[j]);
         total += __popc(mask[j]);
     }
+    LOCAL_TIMING_STEP(LOCAL_STEP_BALLOT, total, true);
     if (total == 0) return;
     u32 base = 0;
     if (lane_id() == 0) base = atomicAdd(to.cursor, total);
     base = __shfl_sync(VYRE_FULL_MASK, base, 0);
+    LOCAL_TIMING_STEP(LOCAL_STEP_CURSOR, base, true);
     const u32 below = lanes_below();
     u32 at[VYRE_LOCAL_ROUND];
 #pragma unroll
@@ -298,6 +300,7 @@ __device__ void local_expand(const VyreArgs& a, const LocalAppend& to, bool vali
 #pragma unroll
         for (u32 j = 0; j < VYRE_LOCAL_ROUND; ++j)
             if (v[j] == parent) v[j] = VYRE_UNREACHED;
+        LOCAL_TIMING_STEP(LOCAL_STEP_TARGETS, v[0], e0 == 0 && valid);
 #pragma unroll
         for (u32 j = 0; j < VYRE_LOCAL_ROUND; ++j) {
             row[j] = 0;
@@ -312,6 +315,7 @@ __device__ void local_expand(const VyreArgs& a, const LocalAppend& to, bool vali
             old[j] = 0;
             if (v[j] != VYRE_UNREACHED) old[j] = atomicCAS(&a.depth[v[j]], VYRE_UNREACHED, next_depth);
         }
+        LOCAL_TIMING_STEP(LOCAL_STEP_CLAIMS, old[0] + (u32)row[0], e0 == 0 && valid);
 #pragma unroll
         for (u32 j = 0; j < VYRE_LOCAL_ROUND; ++j) {
             claimed[j] = old[j] == VYRE_UNREACHED;
@@ -321,6 +325,7 @@ __device__ void local_expand(const VyreArgs& a, const LocalAppend& to, bool vali
             }
         }
         local_append(a, to, claimed, v, row, u);
+        LOCAL_TIMING_STEP(LOCAL_STEP_APPENDED, to.cursor[0], e0 == 0 && valid);
     }
 }
 
@@ -369,6 +374,7 @@ __device__ void fused_local(const VyreArgs& a) {
     }
     for (;;) {
         LOCAL_TIMING_MARK(timing, top);
+        LOCAL_TIMING_STEPS_BEGIN();
         const u32 cur = run & 1;
         const u32 next = cur ^ 1;
         const u32 level = a.level + run;
@@ -466,6 +472,7 @@ __device__ void fused_local(const VyreArgs& a) {
         }
         __syncthreads();
         LOCAL_TIMING_LEVEL_END(timing, run);
+        LOCAL_TIMING_STEPS_END(timing, run);
         // An aborted launch leaves at once: the host reads nothing of it. A
         // block that found nothing leaves without a ticket of fused_exit,
         // whose last ticket hands the frontier over.

@@ -26,6 +26,10 @@ fn the_timing_build_compiles_with_its_records_and_report() {
         "the timing build keeps its records"
     );
     assert!(
+        !plain.contains("local_timing_steps") && timed.contains("local_timing_steps"),
+        "only the timing build marks the steps of a warp's round"
+    );
+    assert!(
         timed.contains("vprintf"),
         "the timing build prints its report"
     );
