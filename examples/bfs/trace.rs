@@ -139,7 +139,7 @@ pub fn json(run: &SourceRun) -> Vec<serde_json::Value> {
                 "device_seconds": level.device_ns.map(|ns| ns as f64 / 1e9),
                 "command_device_seconds": level.command_device_ns.map(|ns| ns as f64 / 1e9),
                 "command_wall_seconds": level.command_wall_ns as f64 / 1e9,
-                "explanation": level.explanation,
+                "explanation": &*level.explanation,
                 "reason": reason_in_words(&level.explanation),
             })
         })

@@ -1,5 +1,6 @@
 //! What a caller asks of a search and what it gets back.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use vyre_driver::collective::ExchangeKind;
@@ -67,8 +68,9 @@ pub struct LevelTrace {
     /// frontier (`None` on a single device).
     pub exchange: Option<ExchangeKind>,
     /// The policy's `stable_explanation()` for the command, or
-    /// `forced|topology=...` when the caller forced the topology.
-    pub explanation: String,
+    /// `forced|topology=...` when the caller forced the topology; shared by
+    /// the command's levels (a fused command records a thousand).
+    pub explanation: Arc<str>,
     /// Vertices in the frontier.
     pub frontier_in: u32,
     /// Vertices discovered.
@@ -132,7 +134,7 @@ mod tests {
             command_levels: 1,
             topology: MegakernelExecutionTopology::WarpSparseFrontier,
             exchange: None,
-            explanation: String::new(),
+            explanation: Arc::from(""),
             frontier_in: 1,
             frontier_out: 1,
             edges_examined: 1,

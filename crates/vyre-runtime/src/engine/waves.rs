@@ -2,6 +2,7 @@
 //! (topology, chain, grids), check the command, run it, check the report
 //! continues the search, move the position on.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use vyre_driver::backend::{
@@ -153,6 +154,7 @@ impl WavePlan {
             };
             let exchange = (backend.ranks() > 1).then(|| ExchangeKind::of(topology));
             tracing::debug!(target: "vyre::wave", level = position.level, max_levels, exchange = exchange.map(ExchangeKind::name), "{explanation}");
+            let explanation: Arc<str> = Arc::from(explanation);
             let report = run(backend, &command)?;
             check_report(&report, &position, max_levels)?;
             for record in &report.levels {
@@ -162,7 +164,7 @@ impl WavePlan {
                     command_levels: report.levels.len() as u32,
                     topology,
                     exchange,
-                    explanation: explanation.clone(),
+                    explanation: Arc::clone(&explanation),
                     frontier_in: record.frontier_in,
                     frontier_out: record.frontier_out,
                     edges_examined: record.edges_examined,
