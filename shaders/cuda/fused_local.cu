@@ -499,8 +499,8 @@ __device__ void fused_local(const VyreArgs& a) {
         // __syncthreads, which every thread passes after reading it.
     }
     // The frontier to the queue: the spilled vertices are at its start, then
-    // each block's list in block order.
-    // The blocks still in the launch all take fused_exit's tickets.
+    // each block's list in block order. The blocks still in the launch all
+    // take fused_exit's tickets.
     __shared__ u32 kept_before, leavers;
     if (warp_in_block() == 0) {
         u32 before = 0, in = 1, place = 0;

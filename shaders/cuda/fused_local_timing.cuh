@@ -5,9 +5,10 @@
 // Thread 0 of each block reads the SM clock (clock64, no memory traffic) at
 // points of each level (each mark waits for the value it follows, so the
 // build is slower than the plain one and its figures are indicative) and
-// stores records per block and level of the launch: its expansion (from the level's start to the block's first
-// barrier, so its slowest warp), its barrier wait (from its arrival to
-// seeing every block's slot) and the vertices it expanded. At the launch's
+// stores records per block and level of the launch: its expansion (from the
+// level's start to the block's first barrier, so its slowest warp), its
+// barrier wait (from its arrival to seeing every block's slot) and the
+// vertices it expanded. At the launch's
 // end block 0 sums them over the levels whose records are complete and
 // prints, with device printf (the host's stdout once the launch is waited
 // for), per launch
@@ -151,6 +152,11 @@ __device__ void local_timing_report(const VyreArgs& a, u32 run) {
             max_mine = m > max_mine ? m : max_mine;
             sum_mine += m;
             sum_exp += e;
+            const u64 x = *(volatile u64*)&local_timing_steps[b * VYRE_TIMING_LEVELS + r];
+            if (x == 0) continue;  // no complete first round
+            atomicAdd(&steps[0], 1ull);
+            for (u32 i = 0; i < LOCAL_STEPS; ++i) atomicAdd(&steps[1 + i], (x >> (12 * i)) & 0xfff);
+            atomicAdd(&steps[LOCAL_STEPS + 1], e);
         }
         atomicAdd(&sum[0], max_exp);
         atomicAdd(&sum[1], min_wait);
@@ -160,14 +166,6 @@ __device__ void local_timing_report(const VyreArgs& a, u32 run) {
         atomicAdd(&sum[6], in);
         atomicAdd(&sum[5], slow_mine);
         atomicAdd(&slowest[slow], 1u);
-        for (u32 b = 0; b < gridDim.x; ++b) {
-            const u64 w = *(volatile u64*)&local_timing_records[b * VYRE_TIMING_LEVELS + r];
-            const u64 x = *(volatile u64*)&local_timing_steps[b * VYRE_TIMING_LEVELS + r];
-            if (w == ~0ull || x == 0) continue;
-            atomicAdd(&steps[0], 1ull);
-            for (u32 i = 0; i < LOCAL_STEPS; ++i) atomicAdd(&steps[1 + i], (x >> (12 * i)) & 0xfff);
-            atomicAdd(&steps[LOCAL_STEPS + 1], w >> 40);
-        }
         if (r % 128 == 5)
             printf("VTL level=%u blocks=%u in=%u len=%llu maxexp=%llu slow=%u slowmine=%llu "
                    "maxmine=%llu meanexp=%llu minwait=%llu\n",
