@@ -61,6 +61,10 @@ pub struct OpenRequest {
     /// the CPU backend. `None` = one device. `auto` tries only CUDA for a
     /// partitioned device: it never falls back to simulated ranks.
     pub ranks: Option<u32>,
+    /// CUDA: offer light graphs' fused commands a launch of one thread-block
+    /// cluster where the device has one (`CudaOpenRequest::fused_cluster`;
+    /// off by default until timed on a GPU).
+    pub cuda_fused_cluster: bool,
 }
 
 impl OpenRequest {
@@ -273,6 +277,7 @@ fn open_wgpu(_: &OpenRequest, _: bool) -> Result<Box<dyn Backend>, BackendError>
 fn open_cuda(request: &OpenRequest) -> Result<Box<dyn Backend>, BackendError> {
     let cuda = vyre_cuda::CudaBackend::open(&vyre_cuda::CudaOpenRequest {
         memory_budget_bytes: request.memory_budget_bytes,
+        fused_cluster: request.cuda_fused_cluster,
         ..Default::default()
     })?;
     Ok(Box::new(cuda))

@@ -15,6 +15,7 @@ fn cpu(budget: Option<u64>) -> vyre::Device {
         memory_budget_bytes: budget,
         cpu_threads: Some(2),
         ranks: None,
+        cuda_fused_cluster: false,
     })
     .expect("the CPU backend always opens")
 }

@@ -20,6 +20,7 @@ fn cpu() -> vyre::Device {
         memory_budget_bytes: None,
         cpu_threads: Some(2),
         ranks: None,
+        cuda_fused_cluster: false,
     })
     .expect("the CPU backend always opens")
 }

@@ -61,6 +61,8 @@ fn run(args: &Args) -> Result<bool, String> {
         memory_budget_bytes: args.memory_budget,
         cpu_threads: None,
         ranks: args.gpus,
+        // Off until the cluster launch is timed on a GPU (docs/BENCHMARKS.md).
+        cuda_fused_cluster: false,
     })
     .map_err(|e| e.to_string())?;
     let open_time = phase.finish(device.selection_reason());

@@ -479,3 +479,22 @@ extern "C" __global__ void __launch_bounds__(VYRE_FUSED_MAX_BLOCK, 4) vyre_fused
         fused_levels<false>(a);
     }
 }
+
+// Block width of vyre_fused_cluster (CLUSTER_WIDTH in the backend): the
+// widest, so that a cluster of 16 gives a frontier of 16,384 vertices a
+// lane each.
+#define VYRE_CLUSTER_WIDTH 1024
+
+// fused_local over one thread-block cluster: every block of the grid in
+// one cluster, launched with the cluster attribute (CLUSTER_BLOCKS in the
+// backend), whose levels meet at the cluster's barrier. The engine launches
+// it only on graphs without heavy vertices (FusedCluster::light_degree),
+// where fused_local's counts fit. It reads no abort word: the hardware
+// schedules the whole cluster at once (or refuses the launch), so its
+// barrier always opens, and it ends within max_levels levels.
+extern "C" __global__ void __launch_bounds__(VYRE_CLUSTER_WIDTH, 1) vyre_fused_cluster(const VyreArgs a) {
+    if (a.max_levels == 0) return;
+    if (a.max_out_degree >= VYRE_LIGHT_DEGREE || !local_counts_fit(a)) __trap();
+    fused_started(a);
+    fused_local(a);
+}

@@ -200,6 +200,15 @@ __device__ u32 local_kept_before(const u64* slots, u32 gone) {
     return before;
 }
 
+// Warp 0 of a block of a launch of one cluster, whose last level's slots
+// (this block's copy) are `slots`: local_kept_before for it.
+__device__ u32 local_cluster_kept_before(const u64* slots) {
+    const u32 b = lane_id();
+    u32 before = b < blockIdx.x ? local_kept(local_slot_found(slots[b])) : 0;
+    for (u32 o = 16; o > 0; o >>= 1) before += __shfl_xor_sync(VYRE_FULL_MASK, before, o);
+    return before;
+}
+
 // The launch's queues: level `run` reads `queue(a, run)` and appends to
 // `queue(a, run + 1)`. Taken from the arguments each time, so no register
 // holds them across a level.
@@ -329,6 +338,59 @@ __device__ void local_expand(const VyreArgs& a, const LocalAppend& to, bool vali
     }
 }
 
+// Every warp but warp 0, while warp 0 waits at the barrier: bring the rows
+// and depths of the targets of the `kept` vertices of this block's next
+// list (row words `word`) towards this SM (on a graph numbered by breadth
+// it paid over 4 blocks as over 90: docs/BENCHMARKS.md).
+__device__ __forceinline__ void local_prefetch_next(const VyreArgs& a, const u64* word, u32 kept) {
+    for (u32 i = threadIdx.x - 32; i < kept; i += blockDim.x - 32) {
+        const u64 w = word[i];
+        for (u32 e = 0; e < (u32)(w & 31); ++e) {
+            const u32 v = a.out_targets[(w >> 5) + e];
+            prefetch_l1(a.out_offsets + v);
+            prefetch_l2(a.depth + v);
+        }
+    }
+}
+
+// Every thread of a launch of one cluster, once its block's level is
+// counted: store this block's slot word (`word`, tagged) into every block's
+// copy of the slots `slots` (this level's parity), meet at the cluster's
+// barrier, and total the words from this block's own copy (every warp
+// alike, so no block barrier follows). The barrier orders nothing, so each
+// lane reads its word until the tag shows it landed. A block that spilled
+// fences first, and the totals of a level with spills fence after: other
+// blocks read the spilled vertices.
+__device__ LocalTotals local_cluster_barrier(const VyreArgs& a, u64 (*slots)[32], u32 parity,
+                                             u64 tag, u64 word, bool spilled,
+                                             const u64* next_word, u32 next_kept) {
+    const u32 blocks = gridDim.x;
+    const u32 lane = lane_id();
+    if (warp_in_block() == 0) {
+        if (spilled) __threadfence();
+        if (lane < blocks) store_cluster_u64(&slots[parity][blockIdx.x], lane, word);
+    }
+    cluster_arrive();
+    if (warp_in_block() != 0) local_prefetch_next(a, next_word, next_kept);
+    cluster_wait();
+    u32 found = 0, out_edges = 0;
+    if (lane < blocks) {
+        const volatile u64* at = &slots[parity][lane];
+        u64 w = *at;
+        while ((w & VYRE_SLOT_TAG_MASK) != tag) w = *at;
+        found = local_slot_found(w);
+        out_edges = local_slot_edges(w);
+    }
+    u32 spills = found - local_kept(found);
+    for (u32 o = 16; o > 0; o >>= 1) {
+        found += __shfl_xor_sync(VYRE_FULL_MASK, found, o);
+        out_edges += __shfl_xor_sync(VYRE_FULL_MASK, out_edges, o);
+        spills += __shfl_xor_sync(VYRE_FULL_MASK, spills, o);
+    }
+    if (spills != 0) fence_acquire();
+    return {found, out_edges, spills, blocks, blockIdx.x};
+}
+
 __device__ void fused_local(const VyreArgs& a) {
     __shared__ u32 list_vertex[2][VYRE_LOCAL_LIST];
     __shared__ u64 list_word[2][VYRE_LOCAL_LIST];
@@ -340,6 +402,10 @@ __device__ void fused_local(const VyreArgs& a) {
     __shared__ LocalTotals level_totals;
     // The host aborted the launch, or this block found nothing and leaves.
     __shared__ u32 leave;
+    // A launch of one cluster (vyre_fused_cluster) meets at the cluster's
+    // barrier, its slots in every block's shared memory; no block leaves it.
+    const bool clustered = gridDim.x > 1 && cluster_blocks() == gridDim.x;
+    u64 (*cluster_slots)[32] = clustered ? cluster_slot_words() : nullptr;
     const u32 width = blockDim.x;
     const u32 t = threadIdx.x;
     const u32 blocks = gridDim.x;
@@ -364,7 +430,11 @@ __device__ void fused_local(const VyreArgs& a) {
         found[t] = 0;
         found_edges[t] = 0;
     }
-    if (blocks > 1) {
+    if (clustered) {
+        // Every block has started (and may be stored into) once all arrive.
+        cluster_arrive();
+        cluster_wait();
+    } else if (blocks > 1) {
         // The slots hold whatever the work array held: each block clears its
         // own before any block polls.
         if (t < 2) local_slots(a, t)[blockIdx.x] = 0;
@@ -384,6 +454,14 @@ __device__ void fused_local(const VyreArgs& a) {
                                 &found[next],
                                 run,
                                 next == 0 ? spilled_before_0 : spilled_before_1};
+        // The list this level's successor fills starts empty: its count
+        // was last read in the level before (as it ended), and the block
+        // barrier after this level's expansion orders this before the
+        // appends to it.
+        if (t == 0) {
+            found[cur] = 0;
+            found_edges[cur] = 0;
+        }
         LocalEdges out_edges = 0;
         // This block's list first, then its share of the pooled vertices
         // (most levels pool none, and skip share_start's 64-bit division).
@@ -421,24 +499,17 @@ __device__ void fused_local(const VyreArgs& a) {
         LOCAL_TIMING_MARK(timing, expanded);
         const u32 mine_found = found[next];
         const u32 mine_kept = local_kept(mine_found);
-        if (blocks == 1) {
+        if (clustered) {
+            const u64 word = local_slot_word(local_tag(run), mine_found, found_edges[next]);
+            total = local_cluster_barrier(a, cluster_slots, cur, local_tag(run), word,
+                                          mine_found > VYRE_LOCAL_LIST, list_word[next], mine_kept);
+        } else if (blocks == 1) {
             if (t == 0) {
                 level_totals = {mine_found, found_edges[next], mine_found - mine_kept, 1, 0};
                 leave = 0;
             }
         } else if (warp_in_block() != 0) {
-            // While warp 0 waits at the barrier, the others bring the rows
-            // and depths of the next level's targets towards this SM (on a
-            // graph numbered by breadth it paid over 4 blocks as over 90:
-            // docs/BENCHMARKS.md).
-            for (u32 i = t - 32; i < mine_kept; i += width - 32) {
-                const u64 w = list_word[next][i];
-                for (u32 e = 0; e < (u32)(w & 31); ++e) {
-                    const u32 v = a.out_targets[(w >> 5) + e];
-                    prefetch_l1(a.out_offsets + v);
-                    prefetch_l2(a.depth + v);
-                }
-            }
+            local_prefetch_next(a, list_word[next], mine_kept);
         } else {
             u64* slots = local_slots(a, cur);
             const u64 tag = local_tag(run);
@@ -464,23 +535,19 @@ __device__ void fused_local(const VyreArgs& a) {
                 leave = leaving || !arrived;
             }
         }
-        // The list this block fills next level starts empty; its count was
-        // last read before the previous level's second barrier.
-        if (t == 0) {
-            found[cur] = 0;
-            found_edges[cur] = 0;
+        if (!clustered) {
+            __syncthreads();
+            LOCAL_TIMING_LEVEL_END(timing, run);
+            LOCAL_TIMING_STEPS_END(timing, run);
+            // An aborted launch leaves at once: the host reads nothing of
+            // it. A block that found nothing leaves without a ticket of
+            // fused_exit, whose last ticket hands the frontier over.
+            if (leave) {
+                local_timing_leave(run);
+                return;
+            }
+            total = level_totals;
         }
-        __syncthreads();
-        LOCAL_TIMING_LEVEL_END(timing, run);
-        LOCAL_TIMING_STEPS_END(timing, run);
-        // An aborted launch leaves at once: the host reads nothing of it. A
-        // block that found nothing leaves without a ticket of fused_exit,
-        // whose last ticket hands the frontier over.
-        if (leave) {
-            local_timing_leave(run);
-            return;
-        }
-        total = level_totals;
         if (blockIdx.x == 0 && t == 0)
             fused_log_level(a, run, level, len, total.found, total.out_edges, examined);
         const bool stop = fused_stops(a, run, total.found, total.out_edges);
@@ -504,7 +571,10 @@ __device__ void fused_local(const VyreArgs& a) {
     __shared__ u32 kept_before, leavers;
     if (warp_in_block() == 0) {
         u32 before = 0, in = 1, place = 0;
-        if (blocks > 1) {
+        if (clustered) {
+            before = local_cluster_kept_before(cluster_slots[(run - 1) & 1]);
+            in = blocks;
+        } else if (blocks > 1) {
             before = local_kept_before(local_slots(a, (run - 1) & 1), gone);
             local_sharers(gone, in, place);
         }

@@ -75,6 +75,10 @@ pub struct Args {
     /// Commit the binaries were built from (recorded in the report).
     #[arg(long, default_value = "unknown")]
     commit: String,
+    /// CUDA: offer light graphs' fused commands the launch of one
+    /// thread-block cluster (`OpenRequest::cuda_fused_cluster`).
+    #[arg(long)]
+    cuda_cluster: bool,
 }
 
 /// One variant to time on one graph.
@@ -143,7 +147,11 @@ pub fn run(args: &Args) -> Result<(), String> {
     let mut unavailable = Vec::new();
     for name in &args.backends {
         let choice: BackendChoice = name.parse()?;
-        match vyre::open(&OpenRequest::new(choice)) {
+        let request = OpenRequest {
+            cuda_fused_cluster: args.cuda_cluster,
+            ..OpenRequest::new(choice)
+        };
+        match vyre::open(&request) {
             Ok(device) => devices.push(device),
             Err(e) => {
                 eprintln!("bench: {name} unavailable: {e}");

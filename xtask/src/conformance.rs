@@ -24,6 +24,10 @@ pub struct Args {
     /// simulated ranks with cpu; other backends have no partitioned device.
     #[arg(long, value_name = "N")]
     gpus: Option<u32>,
+    /// CUDA: offer light graphs' fused commands the launch of one
+    /// thread-block cluster (`OpenRequest::cuda_fused_cluster`).
+    #[arg(long)]
+    cuda_cluster: bool,
 }
 
 fn required_backends() -> Vec<String> {
@@ -77,6 +81,7 @@ pub fn run(args: &Args) -> Result<Tally, String> {
     for kind in kinds {
         let request = OpenRequest {
             ranks: args.gpus,
+            cuda_fused_cluster: args.cuda_cluster,
             ..OpenRequest::new(BackendChoice::Only(kind))
         };
         let mut device = match vyre::open(&request) {

@@ -295,6 +295,7 @@ mod tests {
             position: SearchPosition::start(&sources),
             max_levels: 8,
             launch: LaunchShape {
+                cluster: false,
                 workgroup_size_x: 64,
                 dispatch_grid: [1, 1, 1],
                 slots_per_lane: 32,

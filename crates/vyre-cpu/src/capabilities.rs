@@ -29,6 +29,7 @@ pub(crate) struct HostDevice {
 /// no binding limits, 64-bit offsets.
 pub(crate) fn host_capabilities(device: HostDevice) -> DeviceCapabilities {
     DeviceCapabilities {
+        fused_cluster: vyre_driver::backend::FusedCluster::NONE,
         device_name: device.device_name,
         megakernel: MegakernelDeviceCapabilities::FUSION_INCAPABLE,
         barrier_reason: device.barrier_reason,

@@ -329,3 +329,60 @@ inline bool emu_launch_slice(void (*kernel)(Args), u32 first, u32 count, u32 blo
     }
     return ok;
 }
+
+// ---- a launch of one thread-block cluster ---------------------------------
+//
+// cluster.cuh's primitives: every block of the launch in one cluster, its
+// barrier a process-shared barrier over every thread (arriving does
+// nothing, waiting is the whole barrier), each block's part of the
+// distributed shared memory a slot of one mapping every block sees.
+
+constexpr u32 EMU_CLUSTER_MAX = 32;
+constexpr size_t EMU_CLUSTER_SMEM = 4096;
+struct EmuCluster {
+    pthread_barrier_t bar;
+    u32 blocks;
+    alignas(16) unsigned char smem[EMU_CLUSTER_MAX][EMU_CLUSTER_SMEM];
+};
+inline EmuCluster* emu_cluster = nullptr;
+
+inline u32 cluster_blocks() { return emu_cluster ? emu_cluster->blocks : 1; }
+inline void cluster_arrive() {}
+inline void cluster_wait() {
+    if (!emu_cluster) emu_fail("cluster barrier outside a cluster launch");
+    pthread_barrier_wait(&emu_cluster->bar);
+}
+inline void __trap() { emu_fail("trap"); }
+inline u64 (*cluster_slot_words())[32] {
+    if (!emu_cluster) return nullptr;
+    return (u64(*)[32])emu_cluster->smem[blockIdx.x];
+}
+inline void store_cluster_u64(u64* p, u32 rank, u64 v) {
+    const size_t off = (size_t)((unsigned char*)p - emu_cluster->smem[blockIdx.x]);
+    if (off >= EMU_CLUSTER_SMEM || rank >= emu_cluster->blocks) emu_fail("bad cluster address");
+    __atomic_store_n((u64*)(emu_cluster->smem[rank] + off), v, __ATOMIC_RELAXED);
+}
+
+template <class Args>
+inline bool emu_launch_cluster(void (*kernel)(Args), u32 blocks, u32 width, const Args& args,
+                               unsigned timeout_s = 300) {
+    if (blocks > EMU_CLUSTER_MAX) emu_fail("cluster too large");
+    void* m = mmap(nullptr, sizeof(EmuCluster), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) {
+        std::perror("mmap");
+        std::exit(2);
+    }
+    EmuCluster* c = (EmuCluster*)m;
+    std::memset(c->smem, 0xA5, sizeof(c->smem));
+    pthread_barrierattr_t attr;
+    pthread_barrierattr_init(&attr);
+    pthread_barrierattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
+    pthread_barrier_init(&c->bar, &attr, blocks * width);
+    c->blocks = blocks;
+    emu_cluster = c;
+    const bool ok = emu_launch(kernel, blocks, width, args, 0, timeout_s);
+    emu_cluster = nullptr;
+    pthread_barrier_destroy(&c->bar);
+    munmap(m, sizeof(EmuCluster));
+    return ok;
+}

@@ -74,6 +74,7 @@ const Kernel KERNELS[] = {
     {"vyre_dense", vyre_dense, 1024, none},
     {"vyre_block_dense", vyre_block_dense, 1024, tile_smem},
     {"vyre_fused", vyre_fused, 256, hybrid_smem},
+    {"vyre_fused_cluster", vyre_fused_cluster, 1024, none},
     {"vyre_batch_init", vyre_batch_init, 1024, none},
     {"vyre_batch_seed", vyre_batch_seed, 1024, none},
     {"vyre_batch_words_to_queue", vyre_batch_words_to_queue, 1024, none},
@@ -348,6 +349,50 @@ CUresult cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned
 CUresult cuLaunchCooperativeKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                                    unsigned by, unsigned bz, unsigned smem, void* s, void** params) {
     return launch(f, gx, gy, gz, bx, by, bz, smem, s, params, true);
+}
+
+// Thread-block clusters: the emulated device offers none unless
+// VYRE_FAKE_CUDA_CLUSTERS=1 (a cluster of 16 blocks of 1024 threads is
+// 16,384 host threads), and then launches one as emu_launch_cluster does.
+struct FakeLaunchAttribute {
+    int id;
+    int pad;
+    union {
+        unsigned char bytes[64];
+        struct {
+            unsigned x, y, z;
+        } cluster;
+    } value;
+};
+struct FakeLaunchConfig {
+    unsigned gx, gy, gz, bx, by, bz, smem;
+    void* stream;
+    FakeLaunchAttribute* attrs;
+    unsigned attr_count;
+};
+constexpr int CLUSTER_DIMENSION_ATTRIBUTE = 4;
+
+CUresult cuFuncSetAttribute(void*, int, int) { return OK; }
+CUresult cuOccupancyMaxActiveClusters(int* n, void*, const FakeLaunchConfig*) {
+    *n = switch_is("VYRE_FAKE_CUDA_CLUSTERS", "1") ? 1 : 0;
+    return OK;
+}
+CUresult cuLaunchKernelEx(const FakeLaunchConfig* c, void* f, void** params, void**) {
+    u32 cluster = 1;
+    for (unsigned i = 0; i < c->attr_count; ++i) {
+        if (c->attrs[i].id == CLUSTER_DIMENSION_ATTRIBUTE) cluster = c->attrs[i].value.cluster.x;
+    }
+    const Kernel* k = (const Kernel*)f;
+    if (cluster == 1) return launch(f, c->gx, c->gy, c->gz, c->bx, c->by, c->bz, c->smem, c->stream, params, false);
+    if (!switch_is("VYRE_FAKE_CUDA_CLUSTERS", "1")) return NOT_SUPPORTED;
+    if (!k || k->rank_fn || cluster != c->gx || c->gy != 1 || c->gz != 1 || c->by != 1 || c->bz != 1 ||
+        c->bx == 0 || c->bx > k->max_width || c->bx % 32 != 0) {
+        std::fprintf(stderr, "fake libcuda: a cluster launch must be one cluster of whole warps\n");
+        return INVALID_VALUE;
+    }
+    VyreArgs args;
+    std::memcpy(&args, params[0], sizeof args);
+    return emu_launch_cluster(k->fn, c->gx, c->bx, args) ? OK : LAUNCH_FAILED;
 }
 
 CUresult cuGetErrorString(int, const char** s) { *s = "emulated CUDA error"; return OK; }

@@ -23,6 +23,8 @@
 static const u32 UNREACHED = 0xffffffffu;
 
 static int failures = 0;
+// `cluster` mode: fused commands of several blocks run as one cluster.
+static bool emu_cluster_mode = false;
 static void fail(const char* fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -352,7 +354,14 @@ struct Backend {
             a.queue_out = queue[buffer ^ 1];
             a.level = level;
             a.max_levels = max_levels;
-            if (!emu_launch(vyre_fused, first_blocks, width, a)) return out;
+            // The cluster mode launches light graphs' fused commands of
+            // several blocks as one cluster, as the engine does on a device
+            // with FusedCluster.
+            if (emu_cluster_mode && first_blocks > 1 && a.max_out_degree < VYRE_LIGHT_DEGREE) {
+                if (!emu_launch_cluster(vyre_fused_cluster, first_blocks, width, a)) return out;
+            } else if (!emu_launch(vyre_fused, first_blocks, width, a)) {
+                return out;
+            }
         } else {
             void (*k)(VyreArgs) = t == WarpSparse ? vyre_warp_sparse
                                   : t == Sparse   ? vyre_sparse
@@ -593,6 +602,7 @@ static void stuck_barrier(Backend& b, const Graph& g) {
 
 int main(int argc, char** argv) {
     const std::string only = argc > 1 ? argv[1] : "";
+    emu_cluster_mode = only == "cluster";
     Backend b;
     if (only == "stuck") {
 #ifdef VYRE_TEST_STUCK_BARRIER
@@ -644,7 +654,7 @@ int main(int argc, char** argv) {
                     search(b, g, sources, std::string("chains of ") + NAMES[t] + " in a band of vertices on " + from,
                            [t](u32 wave, u32) { return Choice{t, 8, ~0ull, 0, 0, wave % 2 ? 3u : 40u}; });
             }
-            if (only.empty() || only == "fused") {
+            if (only.empty() || only == "fused" || emu_cluster_mode) {
                 search(b, g, sources, "fused band 40 on " + from, [](u32 wave, u32) {
                     return wave % 2 ? Choice{BlockDense} : Choice{Fused, HISTORY_LEVELS, 40};
                 });

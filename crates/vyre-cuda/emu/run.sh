@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build and run the CPU emulation of the vyre CUDA kernels (see README.md).
-# Usage: crates/vyre-cuda/emu/run.sh [forced|rotate|chains|fused|stuck]
+# Usage: crates/vyre-cuda/emu/run.sh [forced|rotate|chains|fused|cluster|stuck]
 # Without an argument: every mode, `stuck` (a build of the test-only fused
 # kernel whose barrier never opens) last.
 set -euo pipefail
@@ -19,6 +19,9 @@ mode="${1:-}"
 if [ "$mode" != stuck ]; then
     compile -o "$build/harness"
     "$build/harness" "$@"
+fi
+if [ -z "$mode" ]; then
+    "$build/harness" cluster
 fi
 if [ -z "$mode" ] || [ "$mode" = fused ]; then
     # Light fused launches of more than VYRE_LOCAL_MAX_BLOCKS blocks share

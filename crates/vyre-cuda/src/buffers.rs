@@ -255,6 +255,7 @@ mod tests {
 
     fn caps(offset_bytes: u32, max_binding_bytes: u64) -> DeviceCapabilities {
         DeviceCapabilities {
+            fused_cluster: vyre_driver::backend::FusedCluster::NONE,
             device_name: "test".into(),
             megakernel: MegakernelDeviceCapabilities::FUSION_CAPABLE,
             barrier_reason: "cooperative launch in tests".into(),

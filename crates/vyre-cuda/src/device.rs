@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use cudarc::driver::sys::CUdevice_attribute as Attr;
 use cudarc::driver::{CudaContext, CudaStream, DriverError, sys};
-use vyre_driver::backend::{BackendError, DEVICE_WAIT_LIMIT, DeviceCapabilities};
+use vyre_driver::backend::{BackendError, DEVICE_WAIT_LIMIT, DeviceCapabilities, FusedCluster};
 use vyre_driver::megakernel_execution::MegakernelDeviceCapabilities;
 
 use crate::args::KernelArgs;
@@ -33,6 +33,11 @@ pub struct CudaOpenRequest {
     /// readback before it aborts the kernels and reports an error; `None` =
     /// [`DEVICE_WAIT_LIMIT`]. Tests of the deadline use a short one.
     pub wait_limit: Option<Duration>,
+    /// Offer light graphs' fused commands a launch of one thread-block
+    /// cluster (`FusedCluster`, measured at open: compute capability 9.0).
+    /// Off by default until it is timed against the grid barrier on a GPU
+    /// (docs/BENCHMARKS.md); `xtask bench --cuda-cluster` turns it on.
+    pub fused_cluster: bool,
 }
 
 /// Whether a CUDA driver library (libcuda) can be loaded on this machine.
@@ -118,16 +123,30 @@ pub(crate) fn open_device(request: &CudaOpenRequest) -> Result<Device, BackendEr
     let budget = request
         .memory_budget_bytes
         .unwrap_or_else(|| (free as u64).saturating_sub(memory_margin(total as u64)));
+    let (fused_cluster, cluster_reason) = if !request.fused_cluster {
+        (
+            FusedCluster::NONE,
+            "no cluster launch (not asked for)".to_owned(),
+        )
+    } else if barrier.blocks == 0 {
+        (
+            FusedCluster::NONE,
+            "no cluster launch without a fused kernel".to_owned(),
+        )
+    } else {
+        crate::cluster::fused_cluster(&stream, &kernels, major, &mut watchdog)?
+    };
     let launch_overhead_ns = calibrate_launch(&stream, &kernels, &mut watchdog)?;
     let resident = barrier.blocks;
     let caps = DeviceCapabilities {
+        fused_cluster,
         device_name: format!("{name} (sm_{major}{minor}, {sm_count} SMs)"),
         megakernel: if resident > 0 {
             MegakernelDeviceCapabilities::FUSION_CAPABLE
         } else {
             MegakernelDeviceCapabilities::FUSION_INCAPABLE
         },
-        barrier_reason: barrier.reason,
+        barrier_reason: format!("{}; {cluster_reason}", barrier.reason),
         batch_fused_wave: true,
         max_workgroup_size_x: max_block_x,
         max_compute_workgroups_per_dimension: max_grid_x,

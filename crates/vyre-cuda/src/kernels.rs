@@ -15,6 +15,19 @@ use crate::error::during;
 /// `fused.cu`); the capabilities report it as `resident_workgroup_size`.
 pub(crate) const FUSED_WIDTH: u32 = 256;
 
+/// Blocks and block width of the fused kernel's launch as one thread-block
+/// cluster (`vyre_fused_cluster`, `VYRE_CLUSTER_WIDTH` in `fused.cu`): 16
+/// blocks, the largest cluster compute capability 9.0 allows (beyond the
+/// portable 8), of the widest block, so that a wide frontier still gets a
+/// lane a vertex.
+pub(crate) const CLUSTER_BLOCKS: u32 = 16;
+pub(crate) const CLUSTER_WIDTH: u32 = 1024;
+
+/// Out-degree below which the kernels expand a vertex in one lane, and of
+/// the lightest vertex they cut into pieces (`VYRE_LIGHT_DEGREE` in
+/// `common.cuh`): a frontier with fewer out-edges has none.
+pub(crate) const LIGHT_DEGREE: u32 = 32;
+
 /// Widest block any per-wave kernel is built for (`VYRE_MAX_BLOCK`).
 pub(crate) const MAX_WIDTH: u32 = 1024;
 
@@ -35,6 +48,7 @@ pub(crate) struct Kernels {
     pub dense: CudaFunction,
     pub block_dense: CudaFunction,
     pub fused: CudaFunction,
+    pub fused_cluster: CudaFunction,
     pub batch_init: CudaFunction,
     pub batch_seed: CudaFunction,
     pub batch_words_to_queue: CudaFunction,
@@ -79,6 +93,7 @@ impl Kernels {
             dense: get("vyre_dense")?,
             block_dense: get("vyre_block_dense")?,
             fused: get("vyre_fused")?,
+            fused_cluster: get("vyre_fused_cluster")?,
             batch_init: get("vyre_batch_init")?,
             batch_seed: get("vyre_batch_seed")?,
             batch_words_to_queue: get("vyre_batch_words_to_queue")?,
@@ -209,6 +224,55 @@ pub(crate) fn launch_raw(
         }
     };
     result.map(|_| ())
+}
+
+/// Enqueue `kernel` on `stream` as one thread-block cluster of
+/// `launch.blocks` blocks: the hardware schedules them together (or refuses
+/// the launch), so the kernel may wait at the cluster's barrier.
+pub(crate) fn launch_cluster(
+    stream: &CudaStream,
+    kernel: &CudaFunction,
+    launch: Launch,
+    args: &KernelArgs,
+) -> Result<(), DriverError> {
+    use cudarc::driver::sys;
+    // SAFETY: a zeroed launch attribute is a valid plain C value; the id and
+    // the cluster's dimensions are then set.
+    let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+    attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attr.value.clusterDim = sys::CUlaunchAttributeValue_union__bindgen_ty_1 {
+        x: launch.blocks,
+        y: 1,
+        z: 1,
+    };
+    let config = sys::CUlaunchConfig {
+        gridDimX: launch.blocks,
+        gridDimY: 1,
+        gridDimZ: 1,
+        blockDimX: launch.width,
+        blockDimY: 1,
+        blockDimZ: 1,
+        sharedMemBytes: launch.shared_bytes,
+        hStream: stream.cu_stream(),
+        attrs: &raw mut attr,
+        numAttrs: 1,
+    };
+    let mut params = [std::ptr::from_ref(args)
+        .cast_mut()
+        .cast::<std::ffi::c_void>()];
+    // SAFETY: as `launch_raw`: the kernel takes exactly one `VyreArgs`, which
+    // `KernelArgs` mirrors, whose buffers outlive the stream's work; the
+    // driver copies the parameters before returning. `config` and `attr`
+    // live across the call.
+    unsafe {
+        sys::cuLaunchKernelEx(
+            &raw const config,
+            kernel.cu_function(),
+            params.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+    }
+    .result()
 }
 
 /// Enqueue rank kernel `kernel` on `stream`.

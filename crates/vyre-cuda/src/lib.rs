@@ -47,6 +47,7 @@ mod args;
 mod backend;
 mod batch;
 mod buffers;
+mod cluster;
 mod compile;
 mod device;
 mod error;

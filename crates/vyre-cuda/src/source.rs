@@ -5,7 +5,7 @@ use crate::args::layout_asserts;
 /// The kernel files of `shaders/cuda`, in the order they are joined into one
 /// NVRTC program (later files use what earlier ones define; nothing is
 /// `#include`d, so no include paths are needed).
-const PARTS: [(&str, &str); 10] = [
+const PARTS: [(&str, &str); 11] = [
     (
         "common.cuh",
         include_str!("../../../shaders/cuda/common.cuh"),
@@ -20,6 +20,10 @@ const PARTS: [(&str, &str); 10] = [
         include_str!("../../../shaders/cuda/bottom_up.cu"),
     ),
     ("fused.cu", include_str!("../../../shaders/cuda/fused.cu")),
+    (
+        "cluster.cuh",
+        include_str!("../../../shaders/cuda/cluster.cuh"),
+    ),
     (
         "fused_local_timing.cuh",
         include_str!("../../../shaders/cuda/fused_local_timing.cuh"),
@@ -37,7 +41,7 @@ const PARTS: [(&str, &str); 10] = [
 ];
 
 /// Every `extern "C" __global__` entry point of the program.
-pub const KERNEL_NAMES: [&str; 27] = [
+pub const KERNEL_NAMES: [&str; 28] = [
     "vyre_noop",
     "vyre_init_search",
     "vyre_seed_sources",
@@ -49,6 +53,7 @@ pub const KERNEL_NAMES: [&str; 27] = [
     "vyre_dense",
     "vyre_block_dense",
     "vyre_fused",
+    "vyre_fused_cluster",
     "vyre_batch_init",
     "vyre_batch_seed",
     "vyre_batch_words_to_queue",

@@ -23,8 +23,10 @@ use crate::args::KernelArgs;
 use crate::batch::DeviceBatch;
 use crate::buffers::DeviceGraph;
 use crate::device::Device;
+use crate::error::during;
 use crate::kernels::{
-    Kernels, Launch, block_dense_shared_bytes, hybrid_shared_bytes, launch, sparse_shared_bytes,
+    Kernels, Launch, block_dense_shared_bytes, hybrid_shared_bytes, launch, launch_cluster,
+    sparse_shared_bytes,
 };
 use crate::pacing::{Pacer, RUN_AHEAD};
 use crate::records::{HostRecords, inconsistent, stops};
@@ -228,7 +230,16 @@ pub(crate) fn run_command(
             width: grids.width,
             shared_bytes,
         };
-        launch(&stream, kernel, grid, &args, true)?;
+        if command.launch.cluster {
+            let grid = Launch {
+                shared_bytes: 0,
+                ..grid
+            };
+            launch_cluster(&stream, &device.kernels.fused_cluster, grid, &args)
+                .map_err(during("cluster kernel launch"))?;
+        } else {
+            launch(&stream, kernel, grid, &args, true)?;
+        }
         levels
     } else {
         let mut pacer = Pacer::new(command.band());
@@ -383,6 +394,7 @@ mod tests {
 
     fn checked(width: u32, grid: [u32; 3], later: u32) -> Result<CheckedCommand, BackendError> {
         let caps = DeviceCapabilities {
+            fused_cluster: vyre_driver::backend::FusedCluster::NONE,
             device_name: "test GPU".into(),
             megakernel: MegakernelDeviceCapabilities::FUSION_INCAPABLE,
             barrier_reason: "none in tests".into(),
@@ -412,6 +424,7 @@ mod tests {
             position: SearchPosition::start(&sources),
             max_levels: 2,
             launch: LaunchShape {
+                cluster: false,
                 workgroup_size_x: width,
                 dispatch_grid: grid,
                 slots_per_lane: 1,

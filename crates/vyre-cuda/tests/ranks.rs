@@ -116,6 +116,7 @@ fn lists_and_bitmap_levels_alternating_in_chains_match_the_reference() {
         Topology::BlockDenseFrontier,
     ];
     every_case("ranks_alternating", |step, _| Choice {
+        cluster: false,
         topology: ROTATION[step.wave % ROTATION.len()],
         max_levels: 1 + (step.wave % 3) as u32,
         band: 40,

@@ -65,6 +65,7 @@ fn chains_of_per_wave_levels_match_the_reference() {
                 // also start from the other frontier form.
                 let other = PER_WAVE[(i + 1) % PER_WAVE.len()];
                 let outcome = search(&mut gpu.backend, &case.graph, sources, |step| Choice {
+                    cluster: false,
                     topology: if step.wave % 2 == 0 { topology } else { other },
                     max_levels,
                     band,
@@ -171,6 +172,58 @@ fn fused_waves_run_at_full_residency_and_with_one_block() {
             }
         }
     }
+}
+
+/// Fused commands launched as the device's cluster, whole searches and
+/// commands of a few levels between per-wave ones, on every light graph of
+/// the corpus and a grid. Skips where the device has no cluster launch (the
+/// emulated one offers it with `VYRE_FAKE_CUDA_CLUSTERS=1`).
+#[test]
+fn fused_waves_as_one_cluster_match_the_reference() {
+    let Some(mut gpu) = open_gpu("fused_cluster") else {
+        return;
+    };
+    let cluster = gpu.backend.capabilities().fused_cluster;
+    if !has_barrier(&gpu) || cluster.lanes() == 0 {
+        println!(
+            "skipped: no cluster launch ({})",
+            gpu.backend.capabilities().barrier_reason
+        );
+        return;
+    }
+    let grid = Arc::new(grid_2d(common::size(300, 24), common::size(300, 24)).expect("grid"));
+    let mut cases: Vec<_> = corpus()
+        .into_iter()
+        .map(|c| (c.name, c.graph, c.sources))
+        .collect();
+    cases.push(("grid", grid, vec![vec![0], vec![7, 100]]));
+    let mut ran = 0;
+    for (name, graph, source_sets) in cases {
+        let layout = upload(&mut gpu.backend, &graph);
+        if !cluster.runs(layout.max_out_degree) {
+            continue;
+        }
+        for sources in &source_sets {
+            for (max_levels, every) in [(HISTORY_LEVELS, 1), (3, 2)] {
+                let outcome = search(&mut gpu.backend, &graph, sources, |step| {
+                    if step.wave % every == 0 {
+                        Choice {
+                            max_levels,
+                            cluster: true,
+                            ..Choice::single(Topology::FusedWave)
+                        }
+                    } else {
+                        Choice::single(Topology::SparseFrontier)
+                    }
+                });
+                let what =
+                    format!("cluster launches of {max_levels} levels on {name} from {sources:?}");
+                check_outcome(&what, &graph, sources, &outcome);
+                ran += 1;
+            }
+        }
+    }
+    assert!(ran > 10, "too few light graphs ran as a cluster ({ran})");
 }
 
 #[test]

@@ -67,6 +67,7 @@ pub fn shape(
     let lanes = grid.iter().map(|&d| u64::from(d)).product::<u64>() * u64::from(width);
     let slots = u64::from(slots_for(topology, at.frontier_len, n).max(1));
     LaunchShape {
+        cluster: false,
         workgroup_size_x: width,
         dispatch_grid: grid,
         slots_per_lane: u32::try_from(slots.div_ceil(lanes)).expect("slots per lane fit"),

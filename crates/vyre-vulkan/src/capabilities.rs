@@ -136,6 +136,7 @@ pub(crate) fn capabilities(
         forced_workgroups: overrides.resident_workgroups,
     });
     DeviceCapabilities {
+        fused_cluster: vyre_driver::backend::FusedCluster::NONE,
         device_name: format!(
             "{} ({}, Vulkan {}.{})",
             facts.name,

@@ -177,6 +177,7 @@ pub(crate) fn open(request: &WgpuOpenRequest) -> Result<OpenedDevice, BackendErr
             32
         };
     let caps = DeviceCapabilities {
+        fused_cluster: vyre_driver::backend::FusedCluster::NONE,
         device_name: format!("{} ({:?}, {})", info.name, info.backend, info.driver_info),
         megakernel: barrier.megakernel,
         barrier_reason: barrier.reason,

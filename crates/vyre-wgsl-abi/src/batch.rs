@@ -288,6 +288,7 @@ mod tests {
             },
             max_levels,
             launch: LaunchShape {
+                cluster: false,
                 workgroup_size_x: 64,
                 dispatch_grid: [4, 1, 1],
                 slots_per_lane: 1,
@@ -378,6 +379,7 @@ mod tests {
     fn a_batch_layout_for_another_pass_is_refused() {
         let g = build_graph(6, &[(0, 1)], BuildOptions::UNDIRECTED).unwrap();
         let caps_layout = DeviceLayout {
+            max_out_degree: 1,
             vertex_count: 6,
             edge_count: 2,
             offset_bytes: 4,

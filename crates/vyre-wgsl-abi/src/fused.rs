@@ -91,6 +91,7 @@ pub(crate) mod tests {
             },
             max_levels: 64,
             launch: LaunchShape {
+                cluster: false,
                 workgroup_size_x: 256,
                 dispatch_grid: [12, 1, 1],
                 slots_per_lane: 1,

@@ -99,6 +99,7 @@ mod tests {
             },
             max_levels: 4,
             launch: LaunchShape {
+                cluster: false,
                 workgroup_size_x: 64,
                 dispatch_grid: [1, 1, 1],
                 slots_per_lane: 1,

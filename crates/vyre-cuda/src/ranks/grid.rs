@@ -10,11 +10,7 @@
 use vyre_driver::backend::LaunchShape;
 
 use super::state::RankState;
-use crate::kernels::{Launch, hybrid_shared_bytes};
-
-/// Out-edges of the lightest vertex `vyre_rank_expand` cuts into pieces
-/// (`VYRE_LIGHT_DEGREE`): a frontier with fewer has none.
-const LIGHT_DEGREE: u64 = 32;
+use crate::kernels::{LIGHT_DEGREE, Launch, hybrid_shared_bytes};
 
 /// Which rank kernel a level launches.
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
@@ -38,7 +34,7 @@ pub(crate) fn grid(kernel: Kernel, rank: &RankState, shape: &LaunchShape) -> Opt
     let width = shape.workgroup_size_x;
     let (items, shared_bytes) = match kernel {
         Kernel::Expand | Kernel::FrontierWords => (rank.frontier_len, 0),
-        Kernel::ExpandPieces => match rank.frontier_edges < LIGHT_DEGREE {
+        Kernel::ExpandPieces => match rank.frontier_edges < u64::from(LIGHT_DEGREE) {
             true => (0, 0),
             false => (rank.frontier_edges, hybrid_shared_bytes(width)),
         },

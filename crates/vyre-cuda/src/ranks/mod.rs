@@ -106,6 +106,8 @@ impl CudaRanks {
             ptx_cache: request.ptx_cache.clone(),
             memory_budget_bytes: per_gpu,
             wait_limit: request.wait_limit,
+            // Ranks run per-level kernels only.
+            fused_cluster: false,
         };
         let (devices, collective): (Vec<Device>, Box<dyn DeviceCollective>) = if request.one_device
         {

@@ -94,8 +94,9 @@ pub fn open_gpu_with<B>(
     }
 }
 
-/// How the tests open the device: the default request, with the wait limit
-/// of `VYRE_CUDA_WAIT_LIMIT_S` when set (the sanitizers slow kernels down).
+/// How the tests open the device: the default request with the cluster
+/// launch offered, and the wait limit of `VYRE_CUDA_WAIT_LIMIT_S` when set
+/// (the sanitizers slow kernels down).
 pub fn open_request() -> CudaOpenRequest {
     let wait_limit = std::env::var("VYRE_CUDA_WAIT_LIMIT_S")
         .ok()
@@ -103,6 +104,9 @@ pub fn open_request() -> CudaOpenRequest {
         .map(std::time::Duration::from_secs);
     CudaOpenRequest {
         wait_limit,
+        // Measured where the device has one (the emulated one with
+        // VYRE_FAKE_CUDA_CLUSTERS=1); tests that launch it skip otherwise.
+        fused_cluster: true,
         ..CudaOpenRequest::default()
     }
 }

@@ -22,6 +22,8 @@ pub struct Choice {
     pub band: u64,
     /// Workgroups of the launch instead of the simple rule.
     pub blocks: Option<u32>,
+    /// A FusedWave as the device's cluster launch (`FusedCluster`).
+    pub cluster: bool,
 }
 
 impl Choice {
@@ -32,6 +34,7 @@ impl Choice {
             max_levels: 1,
             band: u64::MAX,
             blocks: None,
+            cluster: false,
         }
     }
 }
@@ -56,6 +59,9 @@ pub fn launch_for(
     graph: &Graph,
 ) -> LaunchShape {
     let (topology, len, n) = (choice.topology, position.frontier_len, graph.vertex_count());
+    if choice.cluster {
+        return caps.fused_cluster.launch();
+    }
     let (width, blocks, later) = if topology == Topology::FusedWave {
         let width = caps.resident_workgroup_size;
         let needed = len.div_ceil(width).max(1);
@@ -91,6 +97,7 @@ pub fn launch_for(
     let slots = u64::from(slots_for(topology, len, n));
     let lanes = u64::from(blocks) * u64::from(width);
     LaunchShape {
+        cluster: false,
         workgroup_size_x: width,
         dispatch_grid: [blocks, 1, 1],
         slots_per_lane: u32::try_from(slots.div_ceil(lanes).max(1)).expect("slots per lane"),

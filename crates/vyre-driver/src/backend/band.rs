@@ -123,6 +123,7 @@ mod tests {
         assert_eq!(dense.max_workgroups, (1 << 20) / 256);
         // A fused launch keeps its rule.
         let fused = LaunchShape {
+            cluster: false,
             workgroup_size_x: 256,
             dispatch_grid: [4, 1, 1],
             slots_per_lane: 1,

@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use super::{LaunchShape, LevelSizing};
 use crate::megakernel_execution::MegakernelDeviceCapabilities;
 
 /// Longest any backend waits on its device for one command, upload or
@@ -71,6 +72,63 @@ pub struct DeviceCapabilities {
     pub launch_overhead_ns: f64,
     /// Whether per-dispatch device timestamps are available.
     pub device_timestamps: bool,
+    /// The fused launch the device runs as one cluster of workgroups
+    /// ([`FusedCluster::NONE`] where it has none).
+    pub fused_cluster: FusedCluster,
+}
+
+/// A fused launch of one thread-block cluster: workgroups the device
+/// schedules together, whose levels meet at the cluster's own barrier
+/// instead of one through device memory (docs/BENCHMARKS.md measures both).
+/// Its kernel keeps each workgroup's frontier on chip and expands a vertex
+/// in one lane, so it runs only graphs whose every vertex has fewer than
+/// `light_degree` out-edges.
+#[derive(Clone, Copy, Debug, Default, Eq, PartialEq)]
+pub struct FusedCluster {
+    /// Workgroups in the cluster: the whole launch. 0 where there is none.
+    pub workgroups: u32,
+    /// Width of each.
+    pub workgroup_size: u32,
+    /// Every vertex of a graph the cluster runs has fewer out-edges.
+    pub light_degree: u32,
+}
+
+impl FusedCluster {
+    /// No cluster launch.
+    pub const NONE: Self = Self {
+        workgroups: 0,
+        workgroup_size: 0,
+        light_degree: 0,
+    };
+
+    /// Lanes of the launch; 0 where there is none.
+    #[must_use]
+    pub fn lanes(&self) -> u64 {
+        u64::from(self.workgroups) * u64::from(self.workgroup_size)
+    }
+
+    /// The launch of this cluster: its workgroups, one slot a lane, every
+    /// level on the whole cluster.
+    #[must_use]
+    pub fn launch(&self) -> LaunchShape {
+        LaunchShape {
+            workgroup_size_x: self.workgroup_size,
+            dispatch_grid: [self.workgroups, 1, 1],
+            slots_per_lane: 1,
+            later: LevelSizing {
+                edges_per_lane: 0,
+                max_workgroups: self.workgroups,
+            },
+            cluster: true,
+        }
+    }
+
+    /// Whether it runs a graph whose largest out-degree is
+    /// `max_out_degree`.
+    #[must_use]
+    pub fn runs(&self, max_out_degree: u32) -> bool {
+        self.lanes() > 0 && max_out_degree < self.light_degree
+    }
 }
 
 impl DeviceCapabilities {
@@ -104,12 +162,15 @@ impl DeviceCapabilities {
         self.can_fuse() && self.batch_fused_wave
     }
 
-    /// These capabilities as a batch pass plans with them: where the
-    /// backend runs no batch `FusedWave`, the device-wide barrier is off
-    /// and `barrier_reason` says why, so the policy never picks one.
+    /// These capabilities as a batch pass plans with them: no cluster
+    /// launch, and where the backend runs no batch `FusedWave`, the
+    /// device-wide barrier is off and `barrier_reason` says why, so the
+    /// policy never picks one.
     #[must_use]
     pub fn for_batch(&self) -> Self {
         let mut caps = self.clone();
+        // The cluster launch runs single searches only.
+        caps.fused_cluster = FusedCluster::NONE;
         if self.can_fuse() && !self.batch_fused_wave {
             caps.megakernel.supports_device_wide_barrier = false;
             caps.barrier_reason = format!(

@@ -58,7 +58,15 @@ impl WaveCommand {
         }
         let launch = &self.launch;
         let width = launch.workgroup_size_x;
-        let (width_limit, limit_name) = if fused {
+        if launch.cluster {
+            check_cluster(&self, caps, layout)?;
+        }
+        let (width_limit, limit_name) = if launch.cluster {
+            (
+                caps.fused_cluster.workgroup_size,
+                "fused_cluster.workgroup_size",
+            )
+        } else if fused {
             (caps.resident_workgroup_size, "resident_workgroup_size")
         } else {
             (
@@ -90,7 +98,7 @@ impl WaveCommand {
                 launch.dispatch_grid
             ));
         }
-        if fused && blocks > u64::from(caps.resident_workgroups) {
+        if fused && !launch.cluster && blocks > u64::from(caps.resident_workgroups) {
             return refuse(format!(
                 "FusedWave asks for {blocks} workgroups but only {} can be resident at once on {device}; its grid barrier needs every workgroup resident. Fix: launch at most capabilities().resident_workgroups workgroups.",
                 caps.resident_workgroups
@@ -157,6 +165,12 @@ impl WaveCommand {
         caps: &DeviceCapabilities,
         layout: &DeviceLayout,
     ) -> Result<CheckedCommand, BackendError> {
+        if self.launch.cluster {
+            return refuse(format!(
+                "a batch pass's command asks for a cluster launch, which {} runs for single searches only. Fix: size batch commands without LaunchShape::cluster.",
+                caps.device_name
+            ));
+        }
         if self.topology == MegakernelExecutionTopology::FusedWave && !caps.batch_fused_wave {
             return refuse(format!(
                 "{} runs no FusedWave in batch passes. Fix: let the policy choose (it never picks FusedWave for a batch there) or force a per-wave topology.",
@@ -165,6 +179,42 @@ impl WaveCommand {
         }
         self.check(caps, layout)
     }
+}
+
+/// A cluster launch: a `FusedWave` of exactly the device's cluster, on a
+/// graph the cluster's kernel runs.
+fn check_cluster(
+    command: &WaveCommand,
+    caps: &DeviceCapabilities,
+    layout: &DeviceLayout,
+) -> Result<(), BackendError> {
+    let device = &caps.device_name;
+    let cluster = &caps.fused_cluster;
+    let launch = &command.launch;
+    if command.topology != MegakernelExecutionTopology::FusedWave || cluster.lanes() == 0 {
+        return Err(BackendError::new(format!(
+            "a {:?} command asks for a cluster launch, but {device} runs only FusedWave commands as one (cluster of {} workgroups). Fix: set LaunchShape::cluster only for FusedWave where capabilities().fused_cluster has workgroups.",
+            command.topology, cluster.workgroups
+        )));
+    }
+    if launch.dispatch_grid != [cluster.workgroups, 1, 1]
+        || launch.workgroup_size_x != cluster.workgroup_size
+    {
+        return Err(BackendError::new(format!(
+            "the cluster launch asks for {:?} workgroups of {} threads but {device}'s cluster is {} of {}. Fix: size a cluster launch as capabilities().fused_cluster.",
+            launch.dispatch_grid,
+            launch.workgroup_size_x,
+            cluster.workgroups,
+            cluster.workgroup_size
+        )));
+    }
+    if !cluster.runs(layout.max_out_degree) {
+        return Err(BackendError::new(format!(
+            "the graph has a vertex of {} out-edges, but {device}'s cluster launch runs only graphs whose vertices have fewer than {}. Fix: launch this graph's FusedWave commands without LaunchShape::cluster.",
+            layout.max_out_degree, cluster.light_degree
+        )));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -179,6 +229,7 @@ mod tests {
 
     fn caps(barrier: bool) -> DeviceCapabilities {
         DeviceCapabilities {
+            fused_cluster: crate::backend::FusedCluster::NONE,
             device_name: "test GPU".into(),
             megakernel: if barrier {
                 MegakernelDeviceCapabilities::FUSION_CAPABLE
@@ -227,6 +278,7 @@ mod tests {
             },
             max_levels: 1,
             launch: LaunchShape {
+                cluster: false,
                 workgroup_size_x: 256,
                 dispatch_grid: [4, 1, 1],
                 slots_per_lane: 1,
@@ -281,6 +333,73 @@ mod tests {
         let mut c = command(T::SparseFrontier);
         c.launch.later.max_workgroups = 0;
         refused(c, false, "later levels may use 0");
+    }
+
+    fn cluster_caps() -> DeviceCapabilities {
+        DeviceCapabilities {
+            fused_cluster: crate::backend::FusedCluster {
+                workgroups: 16,
+                workgroup_size: 1024,
+                light_degree: 32,
+            },
+            ..caps(true)
+        }
+    }
+
+    fn cluster_command() -> WaveCommand {
+        let mut c = command(T::FusedWave);
+        c.launch.cluster = true;
+        c.launch.workgroup_size_x = 1024;
+        c.launch.dispatch_grid = [16, 1, 1];
+        c
+    }
+
+    #[test]
+    fn a_cluster_launch_of_the_devices_cluster_passes_on_a_light_graph() {
+        let c = cluster_command();
+        // Wider than resident_workgroup_size (256): the cluster's own width.
+        assert_eq!(*c.check(&cluster_caps(), &layout()).unwrap(), c);
+    }
+
+    #[test]
+    fn cluster_launches_the_device_or_graph_cannot_run_are_refused() {
+        let refuse =
+            |c: WaveCommand, caps: &DeviceCapabilities, layout: &DeviceLayout, needle: &str| {
+                let err = c.check(caps, layout).unwrap_err();
+                assert!(err.message().contains(needle), "{needle}: {err}");
+                assert!(err.message().contains("Fix:"), "{err}");
+            };
+        let cluster = cluster_caps();
+        refuse(
+            cluster_command(),
+            &caps(true),
+            &layout(),
+            "cluster of 0 workgroups",
+        );
+        let mut c = cluster_command();
+        c.topology = T::SparseFrontier;
+        refuse(c, &cluster, &layout(), "runs only FusedWave");
+        let mut c = cluster_command();
+        c.launch.dispatch_grid = [8, 1, 1];
+        refuse(c, &cluster, &layout(), "cluster is 16 of 1024");
+        let mut c = cluster_command();
+        c.launch.workgroup_size_x = 512;
+        refuse(c, &cluster, &layout(), "cluster is 16 of 1024");
+        // A star's hub has 40 out-edges.
+        let edges: Vec<_> = (1..41u32).map(|v| (0, v)).collect();
+        let star = build_graph(41, &edges, BuildOptions::UNDIRECTED).unwrap();
+        let heavy = DeviceLayout::for_graph(&star, &cluster, 16).unwrap();
+        assert_eq!(heavy.max_out_degree, 40);
+        refuse(
+            cluster_command(),
+            &cluster,
+            &heavy,
+            "a vertex of 40 out-edges",
+        );
+        let batch = cluster_command()
+            .check_batch(&cluster, &layout())
+            .unwrap_err();
+        assert!(batch.message().contains("single searches only"), "{batch}");
     }
 
     #[test]

@@ -106,6 +106,8 @@ pub struct DeviceLayout {
     pub max_levels_per_command: u32,
     /// Whether a host-visible staging buffer is part of the layout.
     pub readback_staging: bool,
+    /// The largest out-degree of a vertex (saturating at `u32::MAX`).
+    pub max_out_degree: u32,
 }
 
 /// The layout's bytes in the form [`crate::megakernel_execution`] plans with.
@@ -122,6 +124,13 @@ pub struct LayoutBytes {
     pub scratch_bytes: u64,
     /// Host-visible readback staging.
     pub output_bytes: u64,
+}
+
+/// The largest out-degree of `graph`'s vertices, saturating at `u32::MAX`.
+fn max_out_degree(graph: &Graph) -> u32 {
+    let offsets = graph.out_edges().offsets();
+    let most = offsets.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
+    u32::try_from(most).unwrap_or(u32::MAX)
 }
 
 impl DeviceLayout {
@@ -156,6 +165,7 @@ impl DeviceLayout {
             in_edges,
             max_levels_per_command: max_levels_per_command.max(1),
             readback_staging: caps.needs_readback_staging,
+            max_out_degree: max_out_degree(graph),
         })
     }
 
@@ -283,6 +293,7 @@ mod tests {
 
     fn caps(offset_bytes: u32, max_binding_bytes: u64) -> DeviceCapabilities {
         DeviceCapabilities {
+            fused_cluster: crate::backend::FusedCluster::NONE,
             device_name: "test".into(),
             megakernel: MegakernelDeviceCapabilities::FUSION_INCAPABLE,
             barrier_reason: "none in tests".into(),

@@ -22,7 +22,7 @@ mod wave;
 
 pub use band::ChainBand;
 pub use batch::{BATCH_LANES, BatchLayout, BatchReport, BatchSources, LaneCounts, lane_mask};
-pub use capabilities::{DEVICE_WAIT_LIMIT, DeviceCapabilities};
+pub use capabilities::{DEVICE_WAIT_LIMIT, DeviceCapabilities, FusedCluster};
 pub use check::CheckedCommand;
 pub use contract::Backend;
 pub use error::{BackendError, BackendErrorKind};

@@ -149,6 +149,10 @@ pub struct LaunchShape {
     pub slots_per_lane: u32,
     /// How every later level of a chain is sized, at the same width.
     pub later: LevelSizing,
+    /// Whether a fused launch runs as one thread-block cluster (the
+    /// device's [`crate::backend::FusedCluster`], this shape's grid and
+    /// width).
+    pub cluster: bool,
 }
 
 impl LaunchShape {
@@ -334,6 +338,7 @@ mod tests {
     /// `cap`.
     fn launch(groups: u32, edges_per_lane: u32, cap: u32) -> LaunchShape {
         LaunchShape {
+            cluster: false,
             workgroup_size_x: 256,
             dispatch_grid: [groups, 1, 1],
             slots_per_lane: 1,

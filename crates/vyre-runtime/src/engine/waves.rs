@@ -114,6 +114,7 @@ impl WavePlan {
                 edges: position.frontier_edges,
                 graph_vertices: graph.vertex_count(),
                 graph_edges: graph.edge_count(),
+                graph_max_out_degree: loaded.layout.max_out_degree,
             };
             let launch = size_launch(topology, frontier, caps)?;
             // A multi-level command stops at its topology's band, and a fused

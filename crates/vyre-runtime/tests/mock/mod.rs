@@ -47,6 +47,7 @@ pub const RESIDENT_LANES: u32 = 6 * 128;
 
 pub fn caps(barrier: bool) -> DeviceCapabilities {
     DeviceCapabilities {
+        fused_cluster: vyre_driver::backend::FusedCluster::NONE,
         device_name: "mock".into(),
         megakernel: if barrier {
             MegakernelDeviceCapabilities::FUSION_CAPABLE

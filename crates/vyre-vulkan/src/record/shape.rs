@@ -43,6 +43,7 @@ mod tests {
             },
             max_levels: 8,
             launch: LaunchShape {
+                cluster: false,
                 workgroup_size_x: 256,
                 dispatch_grid: [grid, 1, 1],
                 slots_per_lane: 1,

@@ -100,6 +100,7 @@ mod tests {
             max_workgroups: cap,
         };
         LaunchShape {
+            cluster: false,
             workgroup_size_x: 256,
             dispatch_grid: [workgroups, 1, 1],
             slots_per_lane: 1,

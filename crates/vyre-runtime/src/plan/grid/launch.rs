@@ -7,7 +7,7 @@ use vyre_driver::backend::{
 };
 use vyre_driver::megakernel_execution::MegakernelExecutionTopology;
 
-use super::fused::fused_lanes;
+use super::fused::{fused_cluster, fused_lanes};
 use super::types::{ResidentGridLimits, ResidentGridPlan, ResidentGridRequest};
 
 /// The frontier a launch is sized for.
@@ -21,6 +21,8 @@ pub(crate) struct FrontierSize {
     pub graph_vertices: u32,
     /// Stored edges in the graph.
     pub graph_edges: u64,
+    /// The graph's largest out-degree.
+    pub graph_max_out_degree: u32,
 }
 
 /// The launch of a command of `topology` over `frontier`.
@@ -63,6 +65,9 @@ pub(crate) fn size_launch(
     };
     let slots = slots_of(frontier.vertices, frontier.edges).min(MAX_GRID_SLOTS);
     let fused = topology == MegakernelExecutionTopology::FusedWave;
+    if fused && let Some(cluster) = fused_cluster(frontier, caps) {
+        return Ok(cluster);
+    }
     let (limits, request) = if fused {
         let limits = ResidentGridLimits::new(
             caps.resident_workgroup_size,
@@ -107,6 +112,7 @@ pub(crate) fn size_launch(
         .min(device_full)
         .clamp(1, limits.max_compute_workgroups_per_dimension);
     Ok(LaunchShape {
+        cluster: false,
         workgroup_size_x: width,
         dispatch_grid: plan.geometry.dispatch_grid,
         slots_per_lane: plan.geometry.slots_per_lane(),
@@ -142,6 +148,8 @@ pub(crate) fn per_wave_widths(
                 edges,
                 graph_vertices,
                 graph_edges,
+                // Per-wave widths do not depend on the degrees.
+                graph_max_out_degree: u32::MAX,
             };
             let width = size_launch(topology, frontier, caps)?.workgroup_size_x;
             if !widths.contains(&width) {
@@ -175,6 +183,7 @@ pub(super) mod tests {
     /// A device without a barrier or a resident count.
     pub(in crate::plan::grid) fn caps() -> DeviceCapabilities {
         DeviceCapabilities {
+            fused_cluster: vyre_driver::backend::FusedCluster::NONE,
             device_name: "test".into(),
             megakernel: MegakernelDeviceCapabilities::FUSION_INCAPABLE,
             barrier_reason: "none".into(),
@@ -202,6 +211,7 @@ pub(super) mod tests {
         // 200 M frontier vertices x 32 lanes saturate u32.
         let vertices = 200_000_000;
         let frontier = FrontierSize {
+            graph_max_out_degree: 3,
             vertices,
             edges: 3_200_000_000,
             graph_vertices: u32::MAX - 1,
@@ -211,6 +221,7 @@ pub(super) mod tests {
         let launch = size_launch(topology, frontier, &caps()).unwrap();
         assert_eq!(launch.workgroup_size_x, 256);
         let layout = vyre_driver::backend::DeviceLayout {
+            max_out_degree: 3,
             vertex_count: u32::MAX - 1,
             edge_count: 1 << 36,
             offset_bytes: 8,
@@ -250,6 +261,7 @@ pub(super) mod tests {
             ..caps()
         };
         let layout = vyre_driver::backend::DeviceLayout {
+            max_out_degree: 3,
             vertex_count: 1 << 22,
             edge_count: 1 << 26,
             offset_bytes: 8,
@@ -271,6 +283,7 @@ pub(super) mod tests {
             (1 << 22, 1 << 26),
         ] {
             let frontier = FrontierSize {
+                graph_max_out_degree: 3,
                 vertices,
                 edges,
                 graph_vertices: 1 << 22,
@@ -311,6 +324,7 @@ pub(super) mod tests {
                 continue;
             }
             let frontier = FrontierSize {
+                graph_max_out_degree: 3,
                 vertices: 1 << 22,
                 edges: 1 << 27,
                 graph_vertices,
@@ -328,6 +342,7 @@ pub(super) mod tests {
         }
         // Without a reported count, a dense level gets a lane per vertex.
         let frontier = FrontierSize {
+            graph_max_out_degree: 3,
             vertices: 10,
             edges: 100,
             graph_vertices: 1 << 20,
@@ -350,6 +365,7 @@ pub(super) mod tests {
         };
         let sparse = MegakernelExecutionTopology::SparseFrontier;
         let frontier = |edges: u64| FrontierSize {
+            graph_max_out_degree: 3,
             vertices: 11,
             edges,
             graph_vertices: 1 << 22,
