@@ -183,28 +183,20 @@ __device__ bool local_arrivals(const VyreArgs& a, const u64* slots, u64 tag, u32
     }
 }
 
-// Warp 0 of a block of a multi-block launch whose last level used `slots`,
-// with the lanes' `gone` bits: the vertices the blocks before this one keep
-// in their lists (valid in every lane). Every slot of a block still in the
-// launch holds that level's word: the launch writes no slot after its last
-// barrier. A block that left keeps nothing (and its slot is older).
-__device__ u32 local_kept_before(const u64* slots, u32 gone) {
+// Warp 0 of a block of a multi-block launch whose last level's slot word
+// of block b is `slot(b)`, with the lanes' `gone` bits: the vertices the
+// blocks before this one keep in their lists (valid in every lane). Every
+// slot of a block still in the launch holds that level's word: the launch
+// writes no slot after its last barrier. A block that left keeps nothing
+// (and its slot is older).
+template <class Slot>
+__device__ u32 local_kept_before(Slot slot, u32 gone) {
     u32 before = 0;
 #pragma unroll
     for (u32 k = 0; k < VYRE_LOCAL_POLL; ++k) {
         const u32 b = lane_id() + 32 * k;
-        if (b < blockIdx.x && !local_gone(gone, k))
-            before += local_kept(local_slot_found(load_relaxed_u64(slots + b)));
+        if (b < blockIdx.x && !local_gone(gone, k)) before += local_kept(local_slot_found(slot(b)));
     }
-    for (u32 o = 16; o > 0; o >>= 1) before += __shfl_xor_sync(VYRE_FULL_MASK, before, o);
-    return before;
-}
-
-// Warp 0 of a block of a launch of one cluster, whose last level's slots
-// (this block's copy) are `slots`: local_kept_before for it.
-__device__ u32 local_cluster_kept_before(const u64* slots) {
-    const u32 b = lane_id();
-    u32 before = b < blockIdx.x ? local_kept(local_slot_found(slots[b])) : 0;
     for (u32 o = 16; o > 0; o >>= 1) before += __shfl_xor_sync(VYRE_FULL_MASK, before, o);
     return before;
 }
@@ -362,12 +354,12 @@ __device__ __forceinline__ void local_prefetch_next(const VyreArgs& a, const u64
 // fences first, and the totals of a level with spills fence after: other
 // blocks read the spilled vertices.
 __device__ LocalTotals local_cluster_barrier(const VyreArgs& a, u64 (*slots)[32], u32 parity,
-                                             u64 tag, u64 word, bool spilled,
-                                             const u64* next_word, u32 next_kept) {
+                                             u64 word, const u64* next_word, u32 next_kept) {
     const u32 blocks = gridDim.x;
     const u32 lane = lane_id();
+    const u64 tag = word & VYRE_SLOT_TAG_MASK;
     if (warp_in_block() == 0) {
-        if (spilled) __threadfence();
+        if (local_slot_found(word) > VYRE_LOCAL_LIST) __threadfence();
         if (lane < blocks) store_cluster_u64(&slots[parity][blockIdx.x], lane, word);
     }
     cluster_arrive();
@@ -501,8 +493,7 @@ __device__ void fused_local(const VyreArgs& a) {
         const u32 mine_kept = local_kept(mine_found);
         if (clustered) {
             const u64 word = local_slot_word(local_tag(run), mine_found, found_edges[next]);
-            total = local_cluster_barrier(a, cluster_slots, cur, local_tag(run), word,
-                                          mine_found > VYRE_LOCAL_LIST, list_word[next], mine_kept);
+            total = local_cluster_barrier(a, cluster_slots, cur, word, list_word[next], mine_kept);
         } else if (blocks == 1) {
             if (t == 0) {
                 level_totals = {mine_found, found_edges[next], mine_found - mine_kept, 1, 0};
@@ -571,11 +562,14 @@ __device__ void fused_local(const VyreArgs& a) {
     __shared__ u32 kept_before, leavers;
     if (warp_in_block() == 0) {
         u32 before = 0, in = 1, place = 0;
+        const u32 last = (run - 1) & 1;
         if (clustered) {
-            before = local_cluster_kept_before(cluster_slots[(run - 1) & 1]);
+            // This block's own copy of the slots; no block left.
+            before = local_kept_before([&](u32 b) { return cluster_slots[last][b]; }, 0);
             in = blocks;
         } else if (blocks > 1) {
-            before = local_kept_before(local_slots(a, (run - 1) & 1), gone);
+            const u64* slots = local_slots(a, last);
+            before = local_kept_before([&](u32 b) { return load_relaxed_u64(slots + b); }, gone);
             local_sharers(gone, in, place);
         }
         if (t == 0) {

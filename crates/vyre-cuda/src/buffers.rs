@@ -61,6 +61,14 @@ pub(crate) fn check_layout(graph: &Graph, layout: &DeviceLayout) -> Result<(), B
             graph.edge_count()
         )));
     }
+    // The kernels pick their light-graph paths by it.
+    let most = u32::try_from(graph.out_edges().max_degree()).unwrap_or(u32::MAX);
+    if layout.max_out_degree != most {
+        return Err(BackendError::new(format!(
+            "the layout says the largest out-degree is {}, the graph's is {most}. Fix: compute the layout from this graph (DeviceLayout::for_graph).",
+            layout.max_out_degree
+        )));
+    }
     if layout.offset_bytes != 8 {
         return Err(BackendError::new(format!(
             "the layout uses {}-byte row offsets; the CUDA kernels read 8-byte (u64) offsets. Fix: compute the layout from this backend's capabilities (offset_bytes 8).",
@@ -84,17 +92,6 @@ pub(crate) fn check_layout(graph: &Graph, layout: &DeviceLayout) -> Result<(), B
         ));
     }
     Ok(())
-}
-
-/// The largest out-degree in `csr`, saturated at `u32::MAX`.
-fn max_out_degree(csr: &Csr) -> u32 {
-    let most = csr
-        .offsets()
-        .windows(2)
-        .map(|w| w[1] - w[0])
-        .max()
-        .unwrap_or(0);
-    u32::try_from(most).unwrap_or(u32::MAX)
 }
 
 /// Allocate `bytes / size_of::<T>()` elements, uninitialised.
@@ -170,7 +167,7 @@ impl DeviceGraph {
             control,
             records: HostRecords::new(stream, layout.max_levels_per_command, wait_limit)?,
             level_log: alloc(stream, layout.history_bytes())?,
-            max_out_degree: max_out_degree(graph.out_edges()),
+            max_out_degree: layout.max_out_degree,
             in_edge_end: graph.in_edges().rows_end(),
             bytes: 0,
             layout: *layout,
@@ -279,19 +276,6 @@ mod tests {
     }
 
     #[test]
-    fn the_largest_out_degree_is_found() {
-        let star = build_graph(
-            6,
-            &[(0, 1), (0, 2), (0, 3), (4, 5)],
-            BuildOptions::UNDIRECTED,
-        )
-        .unwrap();
-        assert_eq!(max_out_degree(star.out_edges()), 3);
-        let empty = build_graph(3, &[], BuildOptions::UNDIRECTED).unwrap();
-        assert_eq!(max_out_degree(empty.out_edges()), 0);
-    }
-
-    #[test]
     fn layouts_this_backend_cannot_hold_are_refused() {
         let path: Vec<(u32, u32)> = (1..200).map(|v| (v - 1, v)).collect();
         let directed = build_graph(200, &path, BuildOptions::DIRECTED).unwrap();
@@ -314,6 +298,14 @@ mod tests {
                 .unwrap_err()
                 .message()
                 .contains("segments")
+        );
+        let mut understated = good;
+        understated.max_out_degree = 0;
+        assert!(
+            check_layout(&directed, &understated)
+                .unwrap_err()
+                .message()
+                .contains("largest out-degree is 0, the graph's is 1")
         );
         let mut no_reverse = good;
         no_reverse.in_edges = None;

@@ -10,7 +10,8 @@ use vyre_driver::backend::{BackendError, FusedCluster};
 use crate::args::KernelArgs;
 use crate::error::during;
 use crate::kernels::{
-    CLUSTER_BLOCKS, CLUSTER_WIDTH, Kernels, LIGHT_DEGREE, Launch, launch_cluster,
+    CLUSTER_BLOCKS, CLUSTER_WIDTH, Kernels, LIGHT_DEGREE, Launch, cluster_attribute,
+    cluster_config, launch_cluster,
 };
 use crate::wait::Watchdog;
 
@@ -40,17 +41,17 @@ pub(crate) fn fused_cluster(
             "no cluster launch: the driver refused clusters of {CLUSTER_BLOCKS} ({e:?})"
         ));
     }
-    let fits = max_active_clusters(stream, kernels)?;
-    if fits == 0 {
-        return none(format!(
-            "no cluster launch: no cluster of {CLUSTER_BLOCKS} blocks of {CLUSTER_WIDTH} threads fits the device"
-        ));
-    }
     let grid = Launch {
         blocks: CLUSTER_BLOCKS,
         width: CLUSTER_WIDTH,
         shared_bytes: 0,
     };
+    let fits = max_active_clusters(stream, kernels, grid)?;
+    if fits == 0 {
+        return none(format!(
+            "no cluster launch: no cluster of {CLUSTER_BLOCKS} blocks of {CLUSTER_WIDTH} threads fits the device"
+        ));
+    }
     if let Err(e) = launch_cluster(stream, kernel, grid, &KernelArgs::default()) {
         return none(format!(
             "no cluster launch: the driver refused a cluster of {CLUSTER_BLOCKS} blocks of {CLUSTER_WIDTH} threads ({e:?})"
@@ -70,28 +71,13 @@ pub(crate) fn fused_cluster(
 }
 
 /// How many clusters of the cluster launch's shape the device holds at once.
-fn max_active_clusters(stream: &CudaStream, kernels: &Kernels) -> Result<u32, BackendError> {
-    // SAFETY: a zeroed launch attribute is a valid plain C value; the id and
-    // the cluster's dimensions are then set.
-    let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
-    attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    attr.value.clusterDim = sys::CUlaunchAttributeValue_union__bindgen_ty_1 {
-        x: CLUSTER_BLOCKS,
-        y: 1,
-        z: 1,
-    };
-    let config = sys::CUlaunchConfig {
-        gridDimX: CLUSTER_BLOCKS,
-        gridDimY: 1,
-        gridDimZ: 1,
-        blockDimX: CLUSTER_WIDTH,
-        blockDimY: 1,
-        blockDimZ: 1,
-        sharedMemBytes: 0,
-        hStream: stream.cu_stream(),
-        attrs: &raw mut attr,
-        numAttrs: 1,
-    };
+fn max_active_clusters(
+    stream: &CudaStream,
+    kernels: &Kernels,
+    grid: Launch,
+) -> Result<u32, BackendError> {
+    let mut attr = cluster_attribute(grid.blocks);
+    let config = cluster_config(stream, grid, &mut attr);
     let mut clusters: std::ffi::c_int = 0;
     // SAFETY: the function handle is alive (the kernels own their module);
     // `config` and `attr` live across the call, which only writes `clusters`.

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaStream, DriverError, LaunchConfig, PushKernelArg,
+    sys,
 };
 use cudarc::nvrtc::Ptx;
 use vyre_driver::backend::BackendError;
@@ -235,28 +236,8 @@ pub(crate) fn launch_cluster(
     launch: Launch,
     args: &KernelArgs,
 ) -> Result<(), DriverError> {
-    use cudarc::driver::sys;
-    // SAFETY: a zeroed launch attribute is a valid plain C value; the id and
-    // the cluster's dimensions are then set.
-    let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
-    attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    attr.value.clusterDim = sys::CUlaunchAttributeValue_union__bindgen_ty_1 {
-        x: launch.blocks,
-        y: 1,
-        z: 1,
-    };
-    let config = sys::CUlaunchConfig {
-        gridDimX: launch.blocks,
-        gridDimY: 1,
-        gridDimZ: 1,
-        blockDimX: launch.width,
-        blockDimY: 1,
-        blockDimZ: 1,
-        sharedMemBytes: launch.shared_bytes,
-        hStream: stream.cu_stream(),
-        attrs: &raw mut attr,
-        numAttrs: 1,
-    };
+    let mut attr = cluster_attribute(launch.blocks);
+    let config = cluster_config(stream, launch, &mut attr);
     let mut params = [std::ptr::from_ref(args)
         .cast_mut()
         .cast::<std::ffi::c_void>()];
@@ -273,6 +254,41 @@ pub(crate) fn launch_cluster(
         )
     }
     .result()
+}
+
+/// The launch attribute that makes a grid of `blocks` blocks one cluster.
+pub(crate) fn cluster_attribute(blocks: u32) -> sys::CUlaunchAttribute {
+    // SAFETY: a zeroed launch attribute is a valid plain C value; the id and
+    // the cluster's dimensions are then set.
+    let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+    attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attr.value.clusterDim = sys::CUlaunchAttributeValue_union__bindgen_ty_1 {
+        x: blocks,
+        y: 1,
+        z: 1,
+    };
+    attr
+}
+
+/// The driver's configuration of `launch` on `stream` with `attr` (from
+/// [`cluster_attribute`]), which must outlive its use.
+pub(crate) fn cluster_config(
+    stream: &CudaStream,
+    launch: Launch,
+    attr: &mut sys::CUlaunchAttribute,
+) -> sys::CUlaunchConfig {
+    sys::CUlaunchConfig {
+        gridDimX: launch.blocks,
+        gridDimY: 1,
+        gridDimZ: 1,
+        blockDimX: launch.width,
+        blockDimY: 1,
+        blockDimZ: 1,
+        sharedMemBytes: launch.shared_bytes,
+        hStream: stream.cu_stream(),
+        attrs: std::ptr::from_mut(attr),
+        numAttrs: 1,
+    }
 }
 
 /// Enqueue rank kernel `kernel` on `stream`.

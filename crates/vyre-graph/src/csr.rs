@@ -80,6 +80,16 @@ impl Csr {
         self.offsets[v + 1] - self.offsets[v]
     }
 
+    /// The largest out-degree of a vertex (0 when there are no edges).
+    #[must_use]
+    pub fn max_degree(&self) -> u64 {
+        self.offsets
+            .windows(2)
+            .map(|w| w[1] - w[0])
+            .max()
+            .unwrap_or(0)
+    }
+
     /// One past the last vertex with an edge (0 when none has one): every
     /// row from there on is empty. Bottom-up levels stop there, since a
     /// vertex without in-edges cannot be discovered (a graph renumbered by
@@ -238,6 +248,20 @@ mod tests {
         let empty =
             crate::build::build_graph(3, &[], crate::build::BuildOptions::UNDIRECTED).unwrap();
         assert_eq!(empty.in_edges().rows_end(), 0);
+    }
+
+    #[test]
+    fn the_largest_out_degree_is_found() {
+        let star = crate::build::build_graph(
+            6,
+            &[(0, 1), (0, 2), (0, 3), (4, 5)],
+            crate::build::BuildOptions::UNDIRECTED,
+        )
+        .unwrap();
+        assert_eq!(star.out_edges().max_degree(), 3);
+        let empty =
+            crate::build::build_graph(3, &[], crate::build::BuildOptions::UNDIRECTED).unwrap();
+        assert_eq!(empty.out_edges().max_degree(), 0);
     }
 
     #[test]

@@ -126,13 +126,6 @@ pub struct LayoutBytes {
     pub output_bytes: u64,
 }
 
-/// The largest out-degree of `graph`'s vertices, saturating at `u32::MAX`.
-fn max_out_degree(graph: &Graph) -> u32 {
-    let offsets = graph.out_edges().offsets();
-    let most = offsets.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
-    u32::try_from(most).unwrap_or(u32::MAX)
-}
-
 impl DeviceLayout {
     /// Lay out `graph` for a device with `caps`.
     ///
@@ -165,7 +158,7 @@ impl DeviceLayout {
             in_edges,
             max_levels_per_command: max_levels_per_command.max(1),
             readback_staging: caps.needs_readback_staging,
-            max_out_degree: max_out_degree(graph),
+            max_out_degree: u32::try_from(graph.out_edges().max_degree()).unwrap_or(u32::MAX),
         })
     }
 

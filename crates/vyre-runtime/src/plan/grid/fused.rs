@@ -55,15 +55,10 @@ pub(crate) fn fused_cluster(
     caps: &DeviceCapabilities,
 ) -> Option<LaunchShape> {
     let cluster = caps.fused_cluster;
-    let one_workgroup = u64::from(caps.resident_workgroup_size);
+    let wider_than_one = fused_lanes(frontier) > u64::from(caps.resident_workgroup_size);
     let fits = frontier_lanes(frontier).saturating_mul(CLUSTER_GROWTH) <= cluster.lanes();
-    if !cluster.runs(frontier.graph_max_out_degree)
-        || fused_lanes(frontier) <= one_workgroup
-        || !fits
-    {
-        return None;
-    }
-    Some(cluster.launch())
+    (cluster.runs(frontier.graph_max_out_degree) && wider_than_one && fits)
+        .then(|| cluster.launch())
 }
 
 /// Frontier out-edges above which a command of `topology` launched as
