@@ -463,6 +463,7 @@ __device__ void fused_levels(const VyreArgs& a) {
 #ifndef VYRE_LOCAL_MAX_BLOCKS
 #define VYRE_LOCAL_MAX_BLOCKS 128u
 #endif
+template <bool CLUSTERED>
 __device__ void fused_local(const VyreArgs& a);
 __device__ bool local_counts_fit(const VyreArgs& a);
 
@@ -474,7 +475,7 @@ extern "C" __global__ void __launch_bounds__(VYRE_FUSED_MAX_BLOCK, 4) vyre_fused
     if (a.max_out_degree >= VYRE_LIGHT_DEGREE) {
         fused_levels<true>(a);
     } else if (gridDim.x <= VYRE_LOCAL_MAX_BLOCKS && local_counts_fit(a)) {
-        fused_local(a);
+        fused_local<false>(a);
     } else {
         fused_levels<false>(a);
     }
@@ -494,7 +495,9 @@ extern "C" __global__ void __launch_bounds__(VYRE_FUSED_MAX_BLOCK, 4) vyre_fused
 // barrier always opens, and it ends within max_levels levels.
 extern "C" __global__ void __launch_bounds__(VYRE_CLUSTER_WIDTH, 1) vyre_fused_cluster(const VyreArgs a) {
     if (a.max_levels == 0) return;
-    if (a.max_out_degree >= VYRE_LIGHT_DEGREE || !local_counts_fit(a)) __trap();
+    if (a.max_out_degree >= VYRE_LIGHT_DEGREE || !local_counts_fit(a) ||
+        cluster_blocks() != gridDim.x)
+        __trap();
     fused_started(a);
-    fused_local(a);
+    fused_local<true>(a);
 }

@@ -383,6 +383,11 @@ __device__ LocalTotals local_cluster_barrier(const VyreArgs& a, u64 (*slots)[32]
     return {found, out_edges, spills, blocks, blockIdx.x};
 }
 
+// CLUSTERED: a launch of one cluster (vyre_fused_cluster), whose levels
+// meet at the cluster's barrier with the slots in every block's shared
+// memory, and which no block leaves. A template parameter, not a run-time
+// test, so that vyre_fused carries none of its code or registers.
+template <bool CLUSTERED>
 __device__ void fused_local(const VyreArgs& a) {
     __shared__ u32 list_vertex[2][VYRE_LOCAL_LIST];
     __shared__ u64 list_word[2][VYRE_LOCAL_LIST];
@@ -394,10 +399,7 @@ __device__ void fused_local(const VyreArgs& a) {
     __shared__ LocalTotals level_totals;
     // The host aborted the launch, or this block found nothing and leaves.
     __shared__ u32 leave;
-    // A launch of one cluster (vyre_fused_cluster) meets at the cluster's
-    // barrier, its slots in every block's shared memory; no block leaves it.
-    const bool clustered = gridDim.x > 1 && cluster_blocks() == gridDim.x;
-    u64 (*cluster_slots)[32] = clustered ? cluster_slot_words() : nullptr;
+    u64 (*cluster_slots)[32] = CLUSTERED ? cluster_slot_words() : nullptr;
     const u32 width = blockDim.x;
     const u32 t = threadIdx.x;
     const u32 blocks = gridDim.x;
@@ -422,7 +424,7 @@ __device__ void fused_local(const VyreArgs& a) {
         found[t] = 0;
         found_edges[t] = 0;
     }
-    if (clustered) {
+    if constexpr (CLUSTERED) {
         // Every block has started (and may be stored into) once all arrive.
         cluster_arrive();
         cluster_wait();
@@ -491,7 +493,7 @@ __device__ void fused_local(const VyreArgs& a) {
         LOCAL_TIMING_MARK(timing, expanded);
         const u32 mine_found = found[next];
         const u32 mine_kept = local_kept(mine_found);
-        if (clustered) {
+        if constexpr (CLUSTERED) {
             const u64 word = local_slot_word(local_tag(run), mine_found, found_edges[next]);
             total = local_cluster_barrier(a, cluster_slots, cur, word, list_word[next], mine_kept);
         } else if (blocks == 1) {
@@ -526,7 +528,7 @@ __device__ void fused_local(const VyreArgs& a) {
                 leave = leaving || !arrived;
             }
         }
-        if (!clustered) {
+        if constexpr (!CLUSTERED) {
             __syncthreads();
             LOCAL_TIMING_LEVEL_END(timing, run);
             LOCAL_TIMING_STEPS_END(timing, run);
@@ -563,7 +565,7 @@ __device__ void fused_local(const VyreArgs& a) {
     if (warp_in_block() == 0) {
         u32 before = 0, in = 1, place = 0;
         const u32 last = (run - 1) & 1;
-        if (clustered) {
+        if constexpr (CLUSTERED) {
             // This block's own copy of the slots; no block left.
             before = local_kept_before([&](u32 b) { return cluster_slots[last][b]; }, 0);
             in = blocks;

@@ -15,7 +15,7 @@ if [ -z "$edges_per_lane" ]; then
 fi
 {
     echo "#define VYRE_ENGINE_EDGES_PER_LANE ${edges_per_lane}u"
-    for f in common.cuh search.cu top_down.cu bottom_up.cu fused.cu cluster.cuh fused_local_timing.cuh fused_local.cu batch.cu batch_fused.cu ranks.cu; do
+    for f in common.cuh cluster.cuh search.cu top_down.cu bottom_up.cu fused.cu fused_local_timing.cuh fused_local.cu batch.cu batch_fused.cu ranks.cu; do
         echo "#line 1 \"$f\""
         cat "$shaders/$f"
     done

@@ -10,6 +10,10 @@ const PARTS: [(&str, &str); 11] = [
         "common.cuh",
         include_str!("../../../shaders/cuda/common.cuh"),
     ),
+    (
+        "cluster.cuh",
+        include_str!("../../../shaders/cuda/cluster.cuh"),
+    ),
     ("search.cu", include_str!("../../../shaders/cuda/search.cu")),
     (
         "top_down.cu",
@@ -20,10 +24,6 @@ const PARTS: [(&str, &str); 11] = [
         include_str!("../../../shaders/cuda/bottom_up.cu"),
     ),
     ("fused.cu", include_str!("../../../shaders/cuda/fused.cu")),
-    (
-        "cluster.cuh",
-        include_str!("../../../shaders/cuda/cluster.cuh"),
-    ),
     (
         "fused_local_timing.cuh",
         include_str!("../../../shaders/cuda/fused_local_timing.cuh"),
