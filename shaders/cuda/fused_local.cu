@@ -278,14 +278,30 @@ __device__ __forceinline__ void local_append(const VyreArgs& a, const LocalAppen
     }
 }
 
+// Claim targets `v[j]` (those not VYRE_UNREACHED) for `next_depth`; `old`
+// gets each one's depth before (0 where nothing was claimed). ptxas wraps
+// each claim in a branch of its own and keeps the order of the loads and
+// claims around them: so where this comes after the round's row loads, the
+// claims wait for the rows to return (the row words are built before the
+// first branch). VYRE_LOCAL_CLAIMS_FIRST issues them before the row loads
+// instead, so that both are in flight together; an experiment until timed
+// (docs/BENCHMARKS.md).
+__device__ __forceinline__ void local_claims(const VyreArgs& a, const u32 (&v)[VYRE_LOCAL_ROUND],
+                                             u32 next_depth, u32 (&old)[VYRE_LOCAL_ROUND]) {
+#pragma unroll
+    for (u32 j = 0; j < VYRE_LOCAL_ROUND; ++j) {
+        old[j] = 0;
+        if (v[j] != VYRE_UNREACHED) old[j] = atomicCAS(&a.depth[v[j]], VYRE_UNREACHED, next_depth);
+    }
+}
+
 // Expand frontier vertex `u` (row `word`; nothing when !valid) for
 // `next_depth`: VYRE_LOCAL_ROUND of its edges at a time, their targets
 // loaded first, then their rows and claims together. Its edge to `parent`
 // (VYRE_UNREACHED where unknown) is skipped: that claim would fail, and on
 // a chain it is one claim in two, on a grid one in four. All 32 lanes call it
-// together. (Written so that ptxas issues every row load and claim of a
-// round before it waits for one; predicating each edge's loads and claim
-// on its degree instead measured 30% slower on grids.)
+// together. (Predicating each edge's loads and claim on its degree
+// instead of branching measured 30% slower on grids.)
 __device__ void local_expand(const VyreArgs& a, const LocalAppend& to, bool valid, u32 u, u64 word,
                              u32 parent, u32 next_depth, LocalEdges& out_edges) {
     const u64 start = word >> 5;
@@ -302,6 +318,10 @@ __device__ void local_expand(const VyreArgs& a, const LocalAppend& to, bool vali
         for (u32 j = 0; j < VYRE_LOCAL_ROUND; ++j)
             if (v[j] == parent) v[j] = VYRE_UNREACHED;
         LOCAL_TIMING_STEP(LOCAL_STEP_TARGETS, v[0], e0 == 0 && valid);
+        u32 old[VYRE_LOCAL_ROUND];
+#ifdef VYRE_LOCAL_CLAIMS_FIRST
+        local_claims(a, v, next_depth, old);
+#endif
 #pragma unroll
         for (u32 j = 0; j < VYRE_LOCAL_ROUND; ++j) {
             row[j] = 0;
@@ -310,12 +330,9 @@ __device__ void local_expand(const VyreArgs& a, const LocalAppend& to, bool vali
                 row[j] = first << 5 | (a.out_offsets[v[j] + 1] - first);
             }
         }
-        u32 old[VYRE_LOCAL_ROUND];
-#pragma unroll
-        for (u32 j = 0; j < VYRE_LOCAL_ROUND; ++j) {
-            old[j] = 0;
-            if (v[j] != VYRE_UNREACHED) old[j] = atomicCAS(&a.depth[v[j]], VYRE_UNREACHED, next_depth);
-        }
+#ifndef VYRE_LOCAL_CLAIMS_FIRST
+        local_claims(a, v, next_depth, old);
+#endif
         LOCAL_TIMING_STEP(LOCAL_STEP_CLAIMS, old[0] + (u32)row[0], e0 == 0 && valid);
 #pragma unroll
         for (u32 j = 0; j < VYRE_LOCAL_ROUND; ++j) {

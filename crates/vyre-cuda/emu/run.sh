@@ -2,7 +2,8 @@
 # Build and run the CPU emulation of the vyre CUDA kernels (see README.md).
 # Usage: crates/vyre-cuda/emu/run.sh [forced|rotate|chains|fused|cluster|stuck]
 # Without an argument: every mode, `stuck` (a build of the test-only fused
-# kernel whose barrier never opens) last.
+# kernel whose barrier never opens) last. VYRE_EMU_DEFINES adds compiler
+# flags to every build (a kernel variant: -DVYRE_LOCAL_CLAIMS_FIRST).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 build="${TMPDIR:-/tmp}/vyre-cuda-emu"
@@ -13,7 +14,7 @@ compile() {
     # 512, so that small frontiers spill to global memory as well.
     g++ -std=c++20 -O2 -g -pthread -Wall -Wno-unused-parameter -Wno-unused-variable \
         -Wno-unknown-pragmas -DVYRE_LOCAL_LIST=8u \
-        -I"$build" -I"$here" "$@" "$here/harness.cpp"
+        ${VYRE_EMU_DEFINES:-} -I"$build" -I"$here" "$@" "$here/harness.cpp"
 }
 mode="${1:-}"
 if [ "$mode" != stuck ]; then
