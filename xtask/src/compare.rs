@@ -1,13 +1,15 @@
 //! `xtask compare`: on the GPU machine, time every build of a bundle
 //! (`xtask bundle`) in one call, alternating them try by try (a, b, a, b)
 //! so that a drift of the machine reaches every variant alike, and set
-//! their `xtask bench` rows side by side in `compare.md`.
+//! their `xtask bench` rows side by side in `compare.md`. A build may also
+//! run as a variant of its own with extra environment and flags (`--with`).
 //!
 //! Each variant's binary is unpacked into the temporary directory (not into
 //! `--out`, which the device tool sends back); its try K writes its own
 //! bench report into `OUT/NAME/K/`, its output into `OUT/NAME/K/log.txt`.
 
 mod table;
+mod with;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -16,6 +18,7 @@ use std::time::Instant;
 use crate::bundle::{VARIANTS_FILE, check_name};
 use crate::shell;
 use table::{Run, compare_md};
+use with::{With, parse_with};
 
 /// Flags of `xtask compare`.
 #[derive(clap::Args)]
@@ -27,6 +30,13 @@ pub struct Args {
     /// order `xtask bundle` was given them).
     #[arg(long = "variant", value_delimiter = ',')]
     variants: Vec<String>,
+    /// LABEL=BUILD [KEY=VALUE ...] [FLAG ...]: also run the bundle's BUILD
+    /// as variant LABEL with these environment variables and extra flags
+    /// (its bench runs and its conformance run), e.g.
+    /// `--with "cluster=after --cuda-cluster"` or
+    /// `--with "claims=after VYRE_CUDA_NVRTC_OPTIONS=-DVYRE_LOCAL_CLAIMS_FIRST"`.
+    #[arg(long = "with")]
+    with: Vec<String>,
     /// Runs of each variant, alternating: a, b, a, b, ...
     #[arg(long, default_value_t = 2)]
     tries: u32,
@@ -42,11 +52,30 @@ pub struct Args {
     bench: Vec<String>,
 }
 
-/// One unpacked build.
+/// One variant to run: an unpacked build, with what `--with` adds.
 struct Build {
     name: String,
     commit: String,
     binary: PathBuf,
+    env: Vec<(String, String)>,
+    flags: Vec<String>,
+}
+
+impl Build {
+    /// What the report says of it: its commit, and what `--with` added.
+    fn describe(&self) -> String {
+        let added: Vec<String> = self
+            .env
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .chain(self.flags.iter().cloned())
+            .collect();
+        if added.is_empty() {
+            self.commit.clone()
+        } else {
+            format!("{}, run with `{}`", self.commit, added.join(" "))
+        }
+    }
 }
 
 /// The order variants run in: every variant once per try, in the given
@@ -75,9 +104,10 @@ pub fn run(args: &Args) -> Result<(), String> {
         let started = Instant::now();
         let mut bench = vec!["bench".to_string()];
         bench.extend(args.bench.iter().cloned());
+        bench.extend(build.flags.iter().cloned());
         bench.extend(["--out".into(), dir.to_string_lossy().into_owned()]);
         bench.extend(["--commit".into(), build.commit.clone()]);
-        let ok = run_logged(&build.binary, &bench, &dir.join("log.txt"))?;
+        let ok = run_logged(build, &bench, &dir.join("log.txt"))?;
         println!(
             "compare: {} try {attempt}: {} in {:.0} s",
             build.name,
@@ -96,8 +126,9 @@ pub fn run(args: &Args) -> Result<(), String> {
             let dir = args.out.join(&build.name);
             let mut command = vec!["conformance".to_string()];
             command.extend(flags.split_whitespace().map(String::from));
+            command.extend(build.flags.iter().cloned());
             let log = dir.join("conformance.txt");
-            let ok = run_logged(&build.binary, &command, &log)?;
+            let ok = run_logged(build, &command, &log)?;
             let last = std::fs::read_to_string(&log)
                 .unwrap_or_default()
                 .lines()
@@ -113,7 +144,7 @@ pub fn run(args: &Args) -> Result<(), String> {
         device: device_names(),
         builds: builds
             .iter()
-            .map(|b| (b.name.clone(), b.commit.clone()))
+            .map(|b| (b.name.clone(), b.describe()))
             .collect(),
         bench: args.bench.join(" "),
         conformance,
@@ -125,7 +156,7 @@ pub fn run(args: &Args) -> Result<(), String> {
     Ok(())
 }
 
-/// The builds to run, unpacked.
+/// The builds to run, unpacked, then the `--with` variants of them.
 fn unpack(args: &Args) -> Result<Vec<Build>, String> {
     let mut names = args.variants.clone();
     if names.is_empty() {
@@ -149,9 +180,25 @@ fn unpack(args: &Args) -> Result<Vec<Build>, String> {
             args.bundle.display()
         ));
     }
+    let withs = args
+        .with
+        .iter()
+        .map(|w| parse_with(w))
+        .collect::<Result<Vec<With>, _>>()?;
+    let mut labels: Vec<&str> = names.iter().map(String::as_str).collect();
+    labels.extend(withs.iter().map(|w| w.label.as_str()));
+    if let Some(twice) = labels
+        .iter()
+        .enumerate()
+        .find_map(|(i, l)| labels[..i].contains(l).then_some(*l))
+    {
+        return Err(format!(
+            "two variants are named `{twice}`. Fix: give each --with its own LABEL."
+        ));
+    }
     let unpacked = std::env::temp_dir().join("vyre-compare");
     create(&unpacked)?;
-    names
+    let mut builds = names
         .into_iter()
         .map(|name| {
             check_name(&name)?;
@@ -171,9 +218,34 @@ fn unpack(args: &Args) -> Result<Vec<Build>, String> {
                 name,
                 commit,
                 binary,
+                env: Vec::new(),
+                flags: Vec::new(),
             })
         })
-        .collect()
+        .collect::<Result<Vec<Build>, String>>()?;
+    for with in withs {
+        let Some(build) = builds.iter().find(|b| b.name == with.build) else {
+            return Err(format!(
+                "--with `{}` runs the build `{}`, which is not among this run's builds. Fix: name one of {}.",
+                with.label,
+                with.build,
+                builds
+                    .iter()
+                    .map(|b| b.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        };
+        let (commit, binary) = (build.commit.clone(), build.binary.clone());
+        builds.push(Build {
+            name: with.label,
+            commit,
+            binary,
+            env: with.env,
+            flags: with.flags,
+        });
+    }
+    Ok(builds)
 }
 
 #[cfg(unix)]
@@ -188,13 +260,16 @@ fn make_executable(_: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// Run `binary args`, stdout and stderr into `log`; whether it succeeded.
-fn run_logged(binary: &Path, args: &[String], log: &Path) -> Result<bool, String> {
+/// Run `build`'s binary with `args` and its environment, stdout and stderr
+/// into `log`; whether it succeeded.
+fn run_logged(build: &Build, args: &[String], log: &Path) -> Result<bool, String> {
+    let binary = &build.binary;
     let out =
         std::fs::File::create(log).map_err(|e| format!("cannot create {}: {e}", log.display()))?;
     let err = out.try_clone().map_err(|e| format!("{e}"))?;
     let status = Command::new(binary)
         .args(args)
+        .envs(build.env.iter().map(|(k, v)| (k, v)))
         .stdout(Stdio::from(out))
         .stderr(Stdio::from(err))
         .status()
