@@ -40,6 +40,11 @@ pub struct Args {
     /// Runs of each variant, alternating: a, b, a, b, ...
     #[arg(long, default_value_t = 2)]
     tries: u32,
+    /// Kill a bench or conformance run still going after this many seconds
+    /// (a variant that hangs then costs one run, not the call); its log
+    /// says so, and the next run starts.
+    #[arg(long)]
+    run_timeout: Option<u64>,
     /// Also run each variant's `xtask conformance` once, after the tries,
     /// with these flags (e.g. `--conformance="--backends cuda,vulkan"`).
     #[arg(long, allow_hyphen_values = true)]
@@ -107,7 +112,7 @@ pub fn run(args: &Args) -> Result<(), String> {
         bench.extend(build.flags.iter().cloned());
         bench.extend(["--out".into(), dir.to_string_lossy().into_owned()]);
         bench.extend(["--commit".into(), build.commit.clone()]);
-        let ok = run_logged(build, &bench, &dir.join("log.txt"))?;
+        let ok = run_logged(build, &bench, &dir.join("log.txt"), args.run_timeout)?;
         println!(
             "compare: {} try {attempt}: {} in {:.0} s",
             build.name,
@@ -128,7 +133,7 @@ pub fn run(args: &Args) -> Result<(), String> {
             command.extend(flags.split_whitespace().map(String::from));
             command.extend(build.flags.iter().cloned());
             let log = dir.join("conformance.txt");
-            let ok = run_logged(build, &command, &log)?;
+            let ok = run_logged(build, &command, &log, args.run_timeout)?;
             let last = std::fs::read_to_string(&log)
                 .unwrap_or_default()
                 .lines()
@@ -261,20 +266,48 @@ fn make_executable(_: &Path) -> Result<(), String> {
 }
 
 /// Run `build`'s binary with `args` and its environment, stdout and stderr
-/// into `log`; whether it succeeded.
-fn run_logged(build: &Build, args: &[String], log: &Path) -> Result<bool, String> {
+/// into `log`, killed after `timeout` seconds if given; whether it
+/// succeeded.
+fn run_logged(
+    build: &Build,
+    args: &[String],
+    log: &Path,
+    timeout: Option<u64>,
+) -> Result<bool, String> {
     let binary = &build.binary;
     let out =
         std::fs::File::create(log).map_err(|e| format!("cannot create {}: {e}", log.display()))?;
     let err = out.try_clone().map_err(|e| format!("{e}"))?;
-    let status = Command::new(binary)
+    let mut child = Command::new(binary)
         .args(args)
         .envs(build.env.iter().map(|(k, v)| (k, v)))
         .stdout(Stdio::from(out))
         .stderr(Stdio::from(err))
-        .status()
+        .spawn()
         .map_err(|e| format!("could not run {}: {e}", binary.display()))?;
-    Ok(status.success())
+    let started = Instant::now();
+    let waited = |e: std::io::Error| format!("waiting for {}: {e}", binary.display());
+    loop {
+        if let Some(status) = child.try_wait().map_err(waited)? {
+            return Ok(status.success());
+        }
+        if timeout.is_some_and(|t| started.elapsed().as_secs() >= t) {
+            let _ = child.kill();
+            child.wait().map_err(waited)?;
+            let mut file = std::fs::OpenOptions::new()
+                .append(true)
+                .open(log)
+                .map_err(|e| format!("cannot append to {}: {e}", log.display()))?;
+            use std::io::Write;
+            let _ = writeln!(
+                file,
+                "compare: killed after {} s (--run-timeout)",
+                timeout.unwrap_or(0)
+            );
+            return Ok(false);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
 }
 
 fn create(dir: &Path) -> Result<(), String> {
