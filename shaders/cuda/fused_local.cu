@@ -280,11 +280,9 @@ __device__ __forceinline__ void local_append(const VyreArgs& a, const LocalAppen
 
 // Claim targets `v[j]` (those not VYRE_UNREACHED) for `next_depth`; `old`
 // gets each one's depth before (0 where nothing was claimed). ptxas wraps
-// each claim in a branch of its own and keeps the order of the loads and
-// claims around them: so where this comes after the round's row loads, the
-// claims wait for the rows to return (the row words are built before the
-// first branch). VYRE_LOCAL_CLAIMS_FIRST issues them before the row loads
-// instead, so that both are in flight together; an experiment until timed
+// each claim in a branch of its own and keeps the loads and claims around
+// those branches in source order, so local_expand claims before it loads
+// the rows: the other way round, the claims waited for the rows to return
 // (docs/BENCHMARKS.md).
 __device__ __forceinline__ void local_claims(const VyreArgs& a, const u32 (&v)[VYRE_LOCAL_ROUND],
                                              u32 next_depth, u32 (&old)[VYRE_LOCAL_ROUND]) {
@@ -297,7 +295,7 @@ __device__ __forceinline__ void local_claims(const VyreArgs& a, const u32 (&v)[V
 
 // Expand frontier vertex `u` (row `word`; nothing when !valid) for
 // `next_depth`: VYRE_LOCAL_ROUND of its edges at a time, their targets
-// loaded first, then their rows and claims together. Its edge to `parent`
+// loaded first, then their claims and rows together. Its edge to `parent`
 // (VYRE_UNREACHED where unknown) is skipped: that claim would fail, and on
 // a chain it is one claim in two, on a grid one in four. All 32 lanes call it
 // together. (Predicating each edge's loads and claim on its degree
@@ -319,9 +317,7 @@ __device__ void local_expand(const VyreArgs& a, const LocalAppend& to, bool vali
             if (v[j] == parent) v[j] = VYRE_UNREACHED;
         LOCAL_TIMING_STEP(LOCAL_STEP_TARGETS, v[0], e0 == 0 && valid);
         u32 old[VYRE_LOCAL_ROUND];
-#ifdef VYRE_LOCAL_CLAIMS_FIRST
         local_claims(a, v, next_depth, old);
-#endif
 #pragma unroll
         for (u32 j = 0; j < VYRE_LOCAL_ROUND; ++j) {
             row[j] = 0;
@@ -330,9 +326,6 @@ __device__ void local_expand(const VyreArgs& a, const LocalAppend& to, bool vali
                 row[j] = first << 5 | (a.out_offsets[v[j] + 1] - first);
             }
         }
-#ifndef VYRE_LOCAL_CLAIMS_FIRST
-        local_claims(a, v, next_depth, old);
-#endif
         LOCAL_TIMING_STEP(LOCAL_STEP_CLAIMS, old[0] + (u32)row[0], e0 == 0 && valid);
 #pragma unroll
         for (u32 j = 0; j < VYRE_LOCAL_ROUND; ++j) {

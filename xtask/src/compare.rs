@@ -34,7 +34,7 @@ pub struct Args {
     /// as variant LABEL with these environment variables and extra flags
     /// (its bench runs and its conformance run), e.g.
     /// `--with "cluster=after --cuda-cluster"` or
-    /// `--with "claims=after VYRE_CUDA_NVRTC_OPTIONS=-DVYRE_LOCAL_CLAIMS_FIRST"`.
+    /// `--with "round2=after VYRE_CUDA_NVRTC_OPTIONS=-DVYRE_LOCAL_ROUND=2u"`.
     #[arg(long = "with")]
     with: Vec<String>,
     /// Runs of each variant, alternating: a, b, a, b, ...

@@ -3,7 +3,7 @@
 # Usage: crates/vyre-cuda/emu/run.sh [forced|rotate|chains|fused|cluster|stuck]
 # Without an argument: every mode, `stuck` (a build of the test-only fused
 # kernel whose barrier never opens) last. VYRE_EMU_DEFINES adds compiler
-# flags to every build (a kernel variant: -DVYRE_LOCAL_CLAIMS_FIRST).
+# flags to every build (a kernel variant: -DVYRE_LOCAL_ROUND=2u).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 build="${TMPDIR:-/tmp}/vyre-cuda-emu"
