@@ -15,6 +15,52 @@ use crate::kernels::{
 };
 use crate::wait::Watchdog;
 
+/// Replaces the cluster launch's shape, `BLOCKSxWIDTH` (`16x256`): for
+/// timing other shapes than the default without rebuilding the crate. The
+/// probe checks it as it checks the default. Unset for real work.
+pub const CLUSTER_SHAPE_ENV: &str = "VYRE_CUDA_CLUSTER_SHAPE";
+
+/// The cluster launch's blocks and block width: the default, or what
+/// [`CLUSTER_SHAPE_ENV`] says.
+fn shape() -> Result<Launch, BackendError> {
+    let (blocks, width) = match std::env::var(CLUSTER_SHAPE_ENV) {
+        Ok(text) => parse_shape(&text).map_err(|why| {
+            BackendError::device(format!(
+                "{CLUSTER_SHAPE_ENV}={text}: {why}. Fix: write BLOCKSxWIDTH, 1 to 16 blocks of a multiple of 32 up to {CLUSTER_WIDTH} threads (16x256), or unset it."
+            ))
+        })?,
+        Err(_) => (CLUSTER_BLOCKS, CLUSTER_WIDTH),
+    };
+    Ok(Launch {
+        blocks,
+        width,
+        shared_bytes: 0,
+    })
+}
+
+/// `BLOCKSxWIDTH`: at most 16 blocks (the largest cluster), a width the
+/// kernel's launch bounds allow, in whole warps.
+fn parse_shape(text: &str) -> Result<(u32, u32), String> {
+    let (blocks, width) = text
+        .split_once('x')
+        .ok_or_else(|| "no `x` between blocks and width".to_string())?;
+    let number = |s: &str| {
+        s.trim()
+            .parse::<u32>()
+            .map_err(|e| format!("`{s}` is not a count ({e})"))
+    };
+    let (blocks, width) = (number(blocks)?, number(width)?);
+    if !(1..=CLUSTER_BLOCKS).contains(&blocks) {
+        return Err(format!("{blocks} blocks is not 1 to {CLUSTER_BLOCKS}"));
+    }
+    if width == 0 || width > CLUSTER_WIDTH || width % 32 != 0 {
+        return Err(format!(
+            "{width} threads is not a multiple of 32 up to {CLUSTER_WIDTH}"
+        ));
+    }
+    Ok((blocks, width))
+}
+
 /// The cluster launch of `vyre_fused_cluster`, or [`FusedCluster::NONE`]
 /// with the reason: clusters need compute capability 9.0, the driver must
 /// allow the non-portable size and fit at least one such cluster
@@ -27,9 +73,11 @@ pub(crate) fn fused_cluster(
     watchdog: &mut Watchdog,
 ) -> Result<(FusedCluster, String), BackendError> {
     let none = |why: String| Ok((FusedCluster::NONE, why));
+    let grid = shape()?;
+    let (blocks, width) = (grid.blocks, grid.width);
     if major < 9 {
         return none(format!(
-            "no cluster launch: compute capability {major}.x has no thread-block clusters of {CLUSTER_BLOCKS}"
+            "no cluster launch: compute capability {major}.x has no thread-block clusters of {blocks}"
         ));
     }
     let kernel = &kernels.fused_cluster;
@@ -38,35 +86,28 @@ pub(crate) fn fused_cluster(
         1,
     ) {
         return none(format!(
-            "no cluster launch: the driver refused clusters of {CLUSTER_BLOCKS} ({e:?})"
+            "no cluster launch: the driver refused clusters of {blocks} ({e:?})"
         ));
     }
-    let grid = Launch {
-        blocks: CLUSTER_BLOCKS,
-        width: CLUSTER_WIDTH,
-        shared_bytes: 0,
-    };
     let fits = max_active_clusters(stream, kernels, grid)?;
     if fits == 0 {
         return none(format!(
-            "no cluster launch: no cluster of {CLUSTER_BLOCKS} blocks of {CLUSTER_WIDTH} threads fits the device"
+            "no cluster launch: no cluster of {blocks} blocks of {width} threads fits the device"
         ));
     }
     if let Err(e) = launch_cluster(stream, kernel, grid, &KernelArgs::default()) {
         return none(format!(
-            "no cluster launch: the driver refused a cluster of {CLUSTER_BLOCKS} blocks of {CLUSTER_WIDTH} threads ({e:?})"
+            "no cluster launch: the driver refused a cluster of {blocks} blocks of {width} threads ({e:?})"
         ));
     }
     watchdog.wait(stream, "the cluster kernel's warm-up launch")?;
     Ok((
         FusedCluster {
-            workgroups: CLUSTER_BLOCKS,
-            workgroup_size: CLUSTER_WIDTH,
+            workgroups: blocks,
+            workgroup_size: width,
             light_degree: LIGHT_DEGREE,
         },
-        format!(
-            "cluster launch: {CLUSTER_BLOCKS} blocks of {CLUSTER_WIDTH} threads ({fits} such clusters fit)"
-        ),
+        format!("cluster launch: {blocks} blocks of {width} threads ({fits} such clusters fit)"),
     ))
 }
 
@@ -91,4 +132,24 @@ fn max_active_clusters(
     .result()
     .map_err(during("cluster occupancy query"))?;
     Ok(u32::try_from(clusters).unwrap_or(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_are_read_and_bounded() {
+        assert_eq!(parse_shape("16x256"), Ok((16, 256)));
+        assert_eq!(parse_shape("1x32"), Ok((1, 32)));
+        assert_eq!(
+            parse_shape(&format!("{CLUSTER_BLOCKS}x{CLUSTER_WIDTH}")),
+            Ok((CLUSTER_BLOCKS, CLUSTER_WIDTH))
+        );
+        for bad in [
+            "16", "0x256", "17x256", "16x0", "16x48", "16x2048", "ax256", "16x",
+        ] {
+            assert!(parse_shape(bad).is_err(), "{bad}");
+        }
+    }
 }

@@ -64,6 +64,7 @@ mod wait;
 mod wave;
 
 pub use backend::CudaBackend;
+pub use cluster::CLUSTER_SHAPE_ENV;
 pub use compile::{
     GpuArch, NVRTC_OPTIONS_ENV, STUCK_BARRIER_ENV, compile_options, compile_ptx, nvrtc_present,
 };
