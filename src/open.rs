@@ -63,7 +63,8 @@ pub struct OpenRequest {
     pub ranks: Option<u32>,
     /// CUDA: offer light graphs' fused commands a launch of one thread-block
     /// cluster where the device has one (`CudaOpenRequest::fused_cluster`;
-    /// off by default until timed on a GPU).
+    /// off by default: on H100s its levels took longer than the grid
+    /// barrier's at every shape timed, docs/BENCHMARKS.md).
     pub cuda_fused_cluster: bool,
 }
 

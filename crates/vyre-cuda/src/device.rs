@@ -35,8 +35,10 @@ pub struct CudaOpenRequest {
     pub wait_limit: Option<Duration>,
     /// Offer light graphs' fused commands a launch of one thread-block
     /// cluster (`FusedCluster`, measured at open: compute capability 9.0).
-    /// Off by default until it is timed against the grid barrier on a GPU
-    /// (docs/BENCHMARKS.md); `xtask bench --cuda-cluster` turns it on.
+    /// Off by default: on H100s a level took longer on it than on the grid
+    /// barrier's launches at every cluster shape timed (docs/BENCHMARKS.md);
+    /// `xtask bench --cuda-cluster` turns it on, `VYRE_CUDA_CLUSTER_SHAPE`
+    /// picks its shape for such timings.
     pub fused_cluster: bool,
 }
 
