@@ -91,13 +91,15 @@ pub fn schedule(variants: usize, tries: u32) -> Vec<(usize, u32)> {
         .collect()
 }
 
+/// Whether bench flag `flag` is one compare sets for each run itself.
+fn sets_itself(flag: &str) -> bool {
+    ["--out", "--commit"]
+        .iter()
+        .any(|f| flag == *f || flag.starts_with(&format!("{f}=")))
+}
+
 pub fn run(args: &Args) -> Result<(), String> {
-    let sets_itself = |a: &String| {
-        ["--out", "--commit"]
-            .iter()
-            .any(|f| a == f || a.starts_with(&format!("{f}=")))
-    };
-    if args.bench.iter().any(sets_itself) {
+    if args.bench.iter().any(|a| sets_itself(a)) {
         return Err("compare sets each run's --out and --commit itself. Fix: drop them from the bench flags.".into());
     }
     let builds = unpack(args)?;
@@ -291,7 +293,9 @@ fn run_logged(
         if let Some(status) = child.try_wait().map_err(waited)? {
             return Ok(status.success());
         }
-        if timeout.is_some_and(|t| started.elapsed().as_secs() >= t) {
+        if let Some(limit) = timeout
+            && started.elapsed().as_secs() >= limit
+        {
             let _ = child.kill();
             child.wait().map_err(waited)?;
             let mut file = std::fs::OpenOptions::new()
@@ -299,11 +303,7 @@ fn run_logged(
                 .open(log)
                 .map_err(|e| format!("cannot append to {}: {e}", log.display()))?;
             use std::io::Write;
-            let _ = writeln!(
-                file,
-                "compare: killed after {} s (--run-timeout)",
-                timeout.unwrap_or(0)
-            );
+            let _ = writeln!(file, "compare: killed after {limit} s (--run-timeout)");
             return Ok(false);
         }
         std::thread::sleep(std::time::Duration::from_millis(100));

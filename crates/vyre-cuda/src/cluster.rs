@@ -26,7 +26,7 @@ fn shape() -> Result<Launch, BackendError> {
     let (blocks, width) = match std::env::var(CLUSTER_SHAPE_ENV) {
         Ok(text) => parse_shape(&text).map_err(|why| {
             BackendError::device(format!(
-                "{CLUSTER_SHAPE_ENV}={text}: {why}. Fix: write BLOCKSxWIDTH, 1 to 16 blocks of a multiple of 32 up to {CLUSTER_WIDTH} threads (16x256), or unset it."
+                "{CLUSTER_SHAPE_ENV}={text}: {why}. Fix: write BLOCKSxWIDTH, 1 to {CLUSTER_BLOCKS} blocks of a multiple of 32 up to {CLUSTER_WIDTH} threads (16x256), or unset it."
             ))
         })?,
         Err(_) => (CLUSTER_BLOCKS, CLUSTER_WIDTH),

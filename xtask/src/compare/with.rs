@@ -61,15 +61,10 @@ pub fn parse_with(text: &str) -> Result<With, String> {
             }
         }
     }
-    for flag in &flags {
-        if ["--out", "--commit"]
-            .iter()
-            .any(|f| flag == f || flag.starts_with(&format!("{f}=")))
-        {
-            return Err(format!(
-                "--with `{label}` sets {flag}, which compare sets itself. Fix: drop it."
-            ));
-        }
+    if let Some(flag) = flags.iter().find(|f| super::sets_itself(f)) {
+        return Err(format!(
+            "--with `{label}` sets {flag}, which compare sets itself. Fix: drop it."
+        ));
     }
     Ok(With {
         label: label.into(),
