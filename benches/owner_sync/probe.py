@@ -62,7 +62,7 @@ def main(out_dir):
     src = run.program("latency_probe.cu")
     fn = {name: run.compile_kernel(src, [b"--gpu-architecture=compute_90"], name.encode())
           for name in ["chase_load", "chase_atomic", "chase_hop", "cluster_barriers", "chase_shared",
-                       "grid_barriers"]}
+                       "grid_barriers", "slot_barriers", "count_barriers"]}
     for name in ["cluster_barriers", "chase_shared"]:
         run.check(run.cuda.cuFuncSetAttribute(fn[name], run.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
                   "non-portable")
@@ -98,6 +98,19 @@ def main(out_dir):
     for blocks in [16, 66, 132]:
         measure(rows, f"grid barrier of one counter, {blocks} x 256", fn["grid_barriers"], blocks, 256,
                 args(ptr(counter), steps, ptr(out)), out, reset=counter.zero_, cooperative=True)
+    # fused_local's barrier in isolation: one slot a block, polled by warp 0
+    # of every block, the slots 8, 16, 32 or 128 bytes apart.
+    slots = torch.zeros(2 * 128 * 16, dtype=torch.int64, device=run.DEV)
+    for blocks in [8, 21, 40, 64, 85, 128]:
+        for stride in [1, 2, 4, 16]:
+            measure(rows, f"slot barrier, {blocks} x 256, slots {8 * stride} bytes apart", fn["slot_barriers"],
+                    blocks, 256, args(ptr(slots), ctypes.c_uint32(stride), steps, ptr(out)), out,
+                    reset=slots.zero_, cooperative=True)
+        for flag, label in [(0, "every block polls it"), (1, "the last raises a flag")]:
+            counter = torch.zeros(64, dtype=torch.int32, device=run.DEV)
+            measure(rows, f"relaxed counter barrier, {blocks} x 256, {label}", fn["count_barriers"], blocks, 256,
+                    args(ptr(counter), ctypes.c_uint32(flag), steps, ptr(out)), out, reset=counter.zero_,
+                    cooperative=True)
     props = torch.cuda.get_device_properties(0)
     rows.insert(0, dict(device=props.name, uuid=str(getattr(props, "uuid", "")),
                         date=time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())))

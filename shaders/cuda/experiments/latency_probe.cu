@@ -109,3 +109,75 @@ extern "C" __global__ void grid_barriers(u32* counter, u32 steps, u64* out) {
     }
     if (threadIdx.x == 0 && blockIdx.x == 0) out[0] = globaltimer_ns() - t0;
 }
+
+// `steps` barriers of a whole cooperative launch the way fused_local's
+// blocks meet: each block's thread 0 stores a word tagged with the step into
+// its slot (block b's at slots[b * stride], a parity's slots apart from the
+// other's), and warp 0 polls every block's slot at once until all carry the
+// tag. `stride` spreads the slots over more L2 sectors and lines, to see
+// whether the polls of many blocks on a few lines are what a barrier waits
+// for. The slots must be zero when the launch starts.
+extern "C" __global__ void slot_barriers(u64* slots, u32 stride, u32 steps, u64* out) {
+    const u64 t0 = globaltimer_ns();
+    for (u32 s = 0; s < steps; ++s) {
+        __syncthreads();
+        if (threadIdx.x < 32) {
+            u64* base = slots + (u64)(s & 1) * 128 * stride;
+            const u64 tag = ((u64)(s % 255u) + 1) << 56;
+            if (threadIdx.x == 0) store_relaxed_u64(base + (u64)blockIdx.x * stride, tag | blockIdx.x);
+            for (;;) {
+                u64 w[4];
+#pragma unroll
+                for (u32 k = 0; k < 4; ++k) {
+                    const u32 b = threadIdx.x + 32 * k;
+                    w[k] = b < gridDim.x ? load_relaxed_u64(base + (u64)b * stride) : tag;
+                }
+                bool seen = true;
+#pragma unroll
+                for (u32 k = 0; k < 4; ++k) seen = seen && (w[k] >> 56) == (tag >> 56);
+                if (__all_sync(0xffffffffu, seen)) break;
+            }
+        }
+    }
+    __syncthreads();
+    if (threadIdx.x == 0 && blockIdx.x == 0) out[0] = globaltimer_ns() - t0;
+}
+
+__device__ __forceinline__ u32 add_relaxed(u32* p, u32 v) {
+    u32 old;
+    asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], %2;"
+                 : "=r"(old)
+                 : "l"(__cvta_generic_to_global(p)), "r"(v)
+                 : "memory");
+    return old;
+}
+
+__device__ __forceinline__ void store_relaxed_u32(u32* p, u32 v) {
+    asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(__cvta_generic_to_global(p)), "r"(v) : "memory");
+}
+
+// `steps` barriers through one counter with neither release nor acquire
+// (grid_barriers without its orderings). With `flag` != 0 only the last
+// block to add polls nothing: it stores the step into counter[32] (another
+// L2 line), which the others poll instead of the counter.
+extern "C" __global__ void count_barriers(u32* counter, u32 flag, u32 steps, u64* out) {
+    const u64 t0 = globaltimer_ns();
+    for (u32 s = 0; s < steps; ++s) {
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            const u32 goal = (s + 1) * gridDim.x;
+            const u32 before = add_relaxed(counter, 1);
+            if (flag == 0) {
+                while (load_relaxed(counter) < goal) {
+                }
+            } else if (before + 1 == goal) {
+                store_relaxed_u32(counter + 32, s + 1);
+            } else {
+                while (load_relaxed(counter + 32) < s + 1) {
+                }
+            }
+        }
+    }
+    __syncthreads();
+    if (threadIdx.x == 0 && blockIdx.x == 0) out[0] = globaltimer_ns() - t0;
+}
