@@ -466,6 +466,7 @@ __device__ void fused_levels(const VyreArgs& a) {
 template <bool CLUSTERED>
 __device__ void fused_local(const VyreArgs& a);
 __device__ bool local_counts_fit(const VyreArgs& a);
+__device__ bool local_slots_fit(const VyreArgs& a);
 
 // max_levels 0 runs nothing (the backend's warm-up launch at start-up).
 // Dynamic shared memory: 20 * blockDim + 8 bytes (the items of a pass).
@@ -474,7 +475,7 @@ extern "C" __global__ void __launch_bounds__(VYRE_FUSED_MAX_BLOCK, 4) vyre_fused
     fused_started(a);
     if (a.max_out_degree >= VYRE_LIGHT_DEGREE) {
         fused_levels<true>(a);
-    } else if (gridDim.x <= VYRE_LOCAL_MAX_BLOCKS && local_counts_fit(a)) {
+    } else if (gridDim.x <= VYRE_LOCAL_MAX_BLOCKS && local_counts_fit(a) && local_slots_fit(a)) {
         fused_local<false>(a);
     } else {
         fused_levels<false>(a);

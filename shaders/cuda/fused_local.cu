@@ -71,11 +71,40 @@ __device__ bool local_counts_fit(const VyreArgs& a) {
             load_volatile(&a.control->cur_edges) < VYRE_LOCAL_MAX_FOUND);
 }
 
-// The slots of levels of parity `p`: a word per block, past FusedRows' n
-// words of the work array, which holds 2n + ceil(m / 512) + 1024 u32 words,
-// so 2 * VYRE_LOCAL_MAX_BLOCKS u64 words always fit.
+// u64 words from one block's slot to the next's: each slot in a 32-byte
+// sector of its own, so that the polls of many blocks do not queue on a few
+// L2 lines (alone, a barrier of 85 blocks took 745 ns against 1,084 with
+// the slots packed: docs/BENCHMARKS.md).
+#ifndef VYRE_SLOT_STRIDE
+#define VYRE_SLOT_STRIDE 4u
+#endif
+
+// The u64 word of the work array where the slots start: FusedRows' n words
+// rounded up to a 128-byte line.
+__device__ __forceinline__ u64 local_slots_start(const VyreArgs& a) {
+    return ((u64)a.vertex_count + 15) & ~15ull;
+}
+
+// The slots of levels of parity `p`: a word per block, VYRE_SLOT_STRIDE
+// words apart, from the first 128-byte line past FusedRows' n words of the
+// work array, which holds 2n + ceil(m / 512) + WORK_RESERVE_WORDS u32 words,
+// so 2 * VYRE_LOCAL_MAX_BLOCKS * VYRE_SLOT_STRIDE u64 words and the line's
+// alignment always fit.
 __device__ __forceinline__ u64* local_slots(const VyreArgs& a, u32 p) {
-    return (u64*)a.work + a.vertex_count + (u64)p * gridDim.x;
+    const u64 start = local_slots_start(a);
+    return (u64*)a.work + start + (u64)p * gridDim.x * VYRE_SLOT_STRIDE;
+}
+
+// Whether the work array holds this launch's slots past FusedRows' words:
+// always, for a work array as DeviceLayout sizes it.
+__device__ bool local_slots_fit(const VyreArgs& a) {
+    return 2 * (local_slots_start(a) + 2ull * gridDim.x * VYRE_SLOT_STRIDE) <= a.work_words;
+}
+
+// Block b's slot among `slots`.
+__device__ __forceinline__ u64* local_slot(u64* slots, u32 b) { return slots + (u64)b * VYRE_SLOT_STRIDE; }
+__device__ __forceinline__ const u64* local_slot(const u64* slots, u32 b) {
+    return slots + (u64)b * VYRE_SLOT_STRIDE;
 }
 
 // The tag of the launch's level `run`: never 0, and different for the two
@@ -148,7 +177,7 @@ __device__ bool local_arrivals(const VyreArgs& a, const u64* slots, u64 tag, u32
 #pragma unroll
         for (u32 k = 0; k < VYRE_LOCAL_POLL; ++k) {
             const u32 b = lane + 32 * k;
-            w[k] = b < gridDim.x && !local_gone(gone, k) ? load_relaxed_u64(slots + b) : tag;
+            w[k] = b < gridDim.x && !local_gone(gone, k) ? load_relaxed_u64(local_slot(slots, b)) : tag;
         }
         bool arrived = true;
 #pragma unroll
@@ -441,7 +470,7 @@ __device__ void fused_local(const VyreArgs& a) {
     } else if (blocks > 1) {
         // The slots hold whatever the work array held: each block clears its
         // own before any block polls.
-        if (t < 2) local_slots(a, t)[blockIdx.x] = 0;
+        if (t < 2) *local_slot(local_slots(a, t), blockIdx.x) = 0;
         if (!grid_barrier(a)) return;
     } else {
         __syncthreads();
@@ -525,7 +554,7 @@ __device__ void fused_local(const VyreArgs& a) {
             if (t == 0) {
                 // Spilled vertices are read by other blocks.
                 if (mine_found > VYRE_LOCAL_LIST) __threadfence();
-                store_relaxed_u64(slots + blockIdx.x,
+                store_relaxed_u64(local_slot(slots, blockIdx.x),
                                   leaving ? tag | VYRE_SLOT_GONE
                                           : local_slot_word(tag, mine_found, found_edges[next]));
             }
@@ -581,7 +610,7 @@ __device__ void fused_local(const VyreArgs& a) {
             in = blocks;
         } else if (blocks > 1) {
             const u64* slots = local_slots(a, last);
-            before = local_kept_before([&](u32 b) { return load_relaxed_u64(slots + b); }, gone);
+            before = local_kept_before([&](u32 b) { return load_relaxed_u64(local_slot(slots, b)); }, gone);
             local_sharers(gone, in, place);
         }
         if (t == 0) {

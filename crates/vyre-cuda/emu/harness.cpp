@@ -292,8 +292,8 @@ struct Backend {
         in_edge_end = 0;
         for (u32 v = 0; v < n; ++v)
             if (in.deg(v) != 0) in_edge_end = v + 1;
-        // DeviceLayout::work_bytes: 2n + ceil(m / 512) + 1024 words.
-        work_words = 2 * (u64)n + (e + 511) / 512 + 1024;
+        // DeviceLayout::work_bytes: 2n + ceil(m / 512) + WORK_RESERVE_WORDS words.
+        work_words = 2 * (u64)n + (e + 511) / 512 + 2112;
         work = dev.alloc<u32>(work_words);
         abort_word = dev.alloc<u32>(1);
         *abort_word = 0;

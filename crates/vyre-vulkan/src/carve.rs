@@ -1,7 +1,7 @@
 //! Where a chain's dispatch arguments (the first level's grid, every later
 //! level's grid and the frontier conversion's, all written by the host) and
 //! its two level-word buffers live: carved from the end of the layout's work
-//! array (its slack of 1024 words holds them), each at an offset a storage
+//! array (its slack of `WORK_RESERVE_WORDS` words holds them), each at an offset a storage
 //! binding may start at, so that every byte the device holds is the layout's.
 //! The kernels' own bound on the work array (n + n / SCAN_CAP + 1 words for a
 //! chunked Sparse scan, 2 per piece) stays within what is left.
@@ -54,7 +54,7 @@ mod tests {
     #[test]
     fn pieces_are_aligned_disjoint_and_leave_the_kernels_their_work_array() {
         for alignment in [1, 4, 16, 64, 256] {
-            // The smallest work array a layout has: 1024 words of slack.
+            // Work arrays with 1024 words of slack, less than any layout has.
             for bytes in [4096u64, 4100, 1 << 20, (1 << 20) + 12] {
                 let carve = Carve::of(bytes, alignment);
                 let mut pieces = vec![
