@@ -62,7 +62,7 @@ def main(out_dir):
     src = run.program("latency_probe.cu")
     fn = {name: run.compile_kernel(src, [b"--gpu-architecture=compute_90"], name.encode())
           for name in ["chase_load", "chase_atomic", "chase_hop", "cluster_barriers", "chase_shared",
-                       "grid_barriers", "slot_barriers", "count_barriers"]}
+                       "grid_barriers", "slot_barriers", "count_barriers", "claim_rounds"]}
     for name in ["cluster_barriers", "chase_shared"]:
         run.check(run.cuda.cuFuncSetAttribute(fn[name], run.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
                   "non-portable")
@@ -111,6 +111,14 @@ def main(out_dir):
             measure(rows, f"relaxed counter barrier, {blocks} x 256, {label}", fn["count_barriers"], blocks, 256,
                     args(ptr(counter), ctypes.c_uint32(flag), steps, ptr(out)), out, reset=counter.zero_,
                     cooperative=True)
+    # A warp's round of claims: its lanes' words on one line or on 32.
+    words = torch.zeros(32 << 20, dtype=torch.int32, device=run.DEV)
+    patterns = ["lanes' words consecutive", "each lane's word on its own line", "lane 0 alone",
+                "loads through L2, lanes' words consecutive", "atomicOr of each lane's bit of one word"]
+    for blocks, width in [(1, 32), (32, 128), (64, 256)]:
+        for pattern, label in enumerate(patterns):
+            measure(rows, f"a round of 3 claims a lane, {blocks} x {width}, {label}", fn["claim_rounds"], blocks,
+                    width, args(ptr(words), ctypes.c_uint32(pattern), steps, ptr(out)), out)
     props = torch.cuda.get_device_properties(0)
     rows.insert(0, dict(device=props.name, uuid=str(getattr(props, "uuid", "")),
                         date=time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())))

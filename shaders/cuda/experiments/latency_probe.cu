@@ -181,3 +181,43 @@ extern "C" __global__ void count_barriers(u32* counter, u32 flag, u32 steps, u64
     __syncthreads();
     if (threadIdx.x == 0 && blockIdx.x == 0) out[0] = globaltimer_ns() - t0;
 }
+
+// Rounds of a warp's claims, as fused_local's expansion issues them: each
+// warp of the launch, in each of `steps` rounds, issues three
+// compare-and-swaps from all 32 lanes (which fail: no word is ~0), then
+// votes, and the next round's addresses wait for the results. `pattern`: 0,
+// the lanes' words are consecutive (one 128-byte line an instruction, as on
+// a graph numbered by breadth); 1, each lane's word on a line of its own;
+// 2, lane 0 alone claims; 3, the same as 0 with loads through L2 in place
+// of the claims; 4, every lane sets its bit of one word with atomicOr (a
+// bitmap's claims of 32 consecutive vertices). Each warp walks its own words, which `words` (32 Mi
+// words) holds, so only the pattern differs. Block 0's time, ns a round.
+extern "C" __global__ void claim_rounds(u32* words, u32 pattern, u32 steps, u64* out) {
+    const u32 lane = threadIdx.x & 31;
+    const u32 warp = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    const u64 region = (32u << 20) / 1024;  // words a warp walks (up to 1024 warps)
+    u32 carry = 0;
+    const u64 t0 = globaltimer_ns();
+    for (u32 s = 0; s < steps; ++s) {
+        u32 got[3];
+#pragma unroll
+        for (u32 j = 0; j < 3; ++j) {
+            const u64 slot = (u64)(s * 3 + j) * 32 + lane;
+            const u64 at = pattern == 1 ? (slot * 32) % region : slot % region;
+            u32* p = words + (u64)warp * region + at + carry;
+            if (pattern == 3)
+                got[j] = __ldcg(p);
+            else if (pattern == 4)
+                got[j] = atomicOr(words + (u64)warp * region + (s * 3 + j) % region + carry, 1u << lane);
+            else if (pattern == 2 && lane != 0)
+                got[j] = 0;
+            else
+                got[j] = atomicCAS(p, ~0u, s);
+        }
+        // Never true (no word is ever this), but the next round waits for it.
+        carry = __ballot_sync(0xffffffffu, (got[0] ^ got[1] ^ got[2]) == 0x5a5a5a5au);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0 && blockIdx.x == 0) out[0] = globaltimer_ns() - t0;
+    if (carry != 0) out[1] = carry;
+}
