@@ -21,8 +21,9 @@ pub const WORK_PIECE_EDGES: u64 = 1024;
 
 /// Words of the work array beyond what any kernel's scans and pieces use:
 /// backends carve small state from them (see [`DeviceLayout::work_bytes`]).
-/// CUDA's fused barrier slots need the most: two levels' slots of 128
-/// blocks, 32 bytes apart, after a 128-byte line's alignment (2,078 words).
+/// The most a backend takes: a fused barrier's slots for two levels of 128
+/// workgroups, 32 bytes apart, after a 128-byte line's alignment (2,078
+/// words).
 pub const WORK_RESERVE_WORDS: u64 = 2112;
 
 /// How an edge array is split across bindings.
