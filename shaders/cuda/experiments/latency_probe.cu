@@ -2,7 +2,7 @@
 // the latency of each step a BFS level is built from on this GPU, one step
 // waiting for the one before, so that a level's floor can be summed from
 // measured parts rather than guessed. Every kernel times `steps` steps with
-// the device's nanosecond clock and writes the total to out[0]. A chain
+// the device's nanosecond clock and writes block 0's total to out[0]. A chain
 // starts where the last launch's ended (out[1], which it then updates), so
 // that each launch walks lines the one before did not bring into L2, and no
 // step can be left out.
