@@ -101,9 +101,9 @@ __device__ bool local_slots_fit(const VyreArgs& a) {
     return 2 * (local_slots_start(a) + 2ull * gridDim.x * VYRE_SLOT_STRIDE) <= a.work_words;
 }
 
-// Block b's slot among `slots`.
-__device__ __forceinline__ u64* local_slot(u64* slots, u32 b) { return slots + (u64)b * VYRE_SLOT_STRIDE; }
-__device__ __forceinline__ const u64* local_slot(const u64* slots, u32 b) {
+// Block b's slot among `slots` (u64 or const u64).
+template <class Word>
+__device__ __forceinline__ Word* local_slot(Word* slots, u32 b) {
     return slots + (u64)b * VYRE_SLOT_STRIDE;
 }
 
